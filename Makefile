@@ -1,0 +1,37 @@
+# Soundtrace — the two Quick start commands are `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+SWIFT_FLAGS := -c release
+
+.PHONY: run test setup build catalog catalog-audio bench clean
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	swift build $(SWIFT_FLAGS)
+
+# The main job until the daemon exists: match a bundled recording against the bundled catalog.
+run: build
+	.build/release/soundtrace catalog verify
+	.build/release/soundtrace match catalog/audio/$$(ls catalog/audio | head -n 1) catalog/outside/$$(ls catalog/outside | head -n 1)
+
+# Tests run in release mode: the DSP is too slow unoptimized to index whole recordings quickly.
+# -enable-testing lets the tests reach internal DSP stages of an optimized build.
+test: setup
+	swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing
+
+# Re-render the sample recordings (needs FluidSynth) and rebuild the catalog file.
+catalog-audio:
+	scripts/setup.sh catalog
+	catalog/render.sh
+
+catalog: build
+	.build/release/soundtrace catalog build
+
+bench: build
+	scripts/setup.sh bench
+	bench/accuracy/run.sh --soundtrace .build/release/soundtrace
+
+clean:
+	rm -rf .build

@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependency direction (see docs and CONVENTIONS): SoundtraceFingerprint depends on its C library only;
+// SoundtraceTools (the CLI's commands) wires the engine to files and terminals; executables stay thin.
+let package = Package(
+    name: "Soundtrace",
+    products: [
+        .executable(name: "soundtrace", targets: ["soundtrace"]),
+    ],
+    targets: [
+        // KissFFT's fixed-point build, compiled from Debian's source package fetched at set-up time
+        // (scripts/fetch-kissfft.sh puts it in Sources/CKissFFT/vendor, which is never committed).
+        .target(
+            name: "CKissFFT",
+            path: "Sources/CKissFFT",
+            exclude: ["vendor"],
+            sources: ["kissfft_fixed.c"],
+            publicHeadersPath: "include"
+        ),
+        .target(
+            name: "SoundtraceFingerprint",
+            dependencies: ["CKissFFT"]
+        ),
+        .target(
+            name: "SoundtraceTools",
+            dependencies: ["SoundtraceFingerprint"]
+        ),
+        .executableTarget(
+            name: "soundtrace",
+            dependencies: ["SoundtraceTools"]
+        ),
+        // Deterministic audio fixtures shared by the test targets.
+        .target(
+            name: "SoundtraceTestSupport",
+            dependencies: ["SoundtraceFingerprint"],
+            path: "Tests/SoundtraceTestSupport"
+        ),
+        .testTarget(
+            name: "SoundtraceFingerprintTests",
+            dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport"]
+        ),
+        .testTarget(
+            name: "SoundtraceToolsTests",
+            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,51 @@
+/// Builds a catalog from references whose audio is already at the engine's rate. Pure: the same
+/// inputs give the same bytes on every machine.
+public enum CatalogBuilder {
+    public struct Input: Sendable {
+        public let audio: ReferenceAudio
+        public let samples: PCMAudio
+        public let sourceSHA256: [UInt8]
+        public init(audio: ReferenceAudio, samples: PCMAudio, sourceSHA256: [UInt8]) {
+            self.audio = audio
+            self.samples = samples
+            self.sourceSHA256 = sourceSHA256
+        }
+    }
+
+    /// Fingerprints one reference; exposed so callers can report progress between references.
+    public static func landmarks(of input: Input, parameters: EngineParameters) throws(CatalogError) -> (landmarks: [Landmark], frames: Int) {
+        do {
+            return try ReferenceFingerprinter.landmarks(of: input.samples, parameters: parameters)
+        } catch {
+            switch error {
+            case let .wrongSampleRate(rate):
+                throw .cannotBuild(detail: "reference '\(input.audio.id)' is at \(rate) Hz, not the engine's \(parameters.sampleRate) Hz")
+            case .fftUnavailable:
+                throw .cannotBuild(detail: "the fixed-point FFT could not be set up for \(parameters.fftSize) points")
+            }
+        }
+    }
+
+    /// Encodes the catalog file from references and their landmarks (in the same order).
+    public static func encode(version: Int, inputs: [Input], landmarks: [(landmarks: [Landmark], frames: Int)],
+                              parameters: EngineParameters) throws(CatalogError) -> [UInt8] {
+        let index: CatalogIndex
+        do {
+            index = try CatalogIndex.build(landmarks: landmarks.map(\.landmarks), hashBits: parameters.hashBits,
+                                           directoryBits: parameters.directoryBits)
+        } catch {
+            switch error {
+            case let .tooManyReferences(count, max):
+                throw .cannotBuild(detail: "\(count) references is more than the \(max) one catalog can hold; split the catalog")
+            case let .referenceTooLong(frames, maxFrames):
+                throw .cannotBuild(detail: "a reference has \(frames) frames, more than the \(maxFrames) one catalog entry can address; shorten it")
+            case let .inconsistent(detail):
+                throw .cannotBuild(detail: detail)
+            }
+        }
+        let references = zip(inputs, landmarks).map { input, result in
+            CatalogReference(audio: input.audio, durationFrames: result.frames, sourceSHA256: input.sourceSHA256)
+        }
+        return CatalogFile.encode(version: version, references: references, index: index, parameters: parameters)
+    }
+}

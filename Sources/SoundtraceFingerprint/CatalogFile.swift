@@ -1,0 +1,242 @@
+import Glibc
+
+/// The binary catalog file: magic, format version, engine parameters, the references' metadata,
+/// the landmark index, and a SHA-256 of everything before it. Layout in docs/CATALOG.md.
+public enum CatalogFile {
+    public static let magic: [UInt8] = Array("STCATLOG".utf8)
+    public static let formatVersion: UInt32 = 1
+    /// Larger files are refused before reading: a catalog of a few hundred recordings is a few MB.
+    public static let maximumBytes = 256 << 20
+
+    private static let parametersTag = tag("PARM")
+    private static let referencesTag = tag("REFS")
+    private static let indexTag = tag("INDX")
+    private static let hashTag = tag("HASH")
+
+    private static func tag(_ s: String) -> UInt32 {
+        Array(s.utf8).enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+    }
+
+    // MARK: Writing
+
+    /// Serializes a catalog. The output depends only on its arguments: no time stamps, no paths of
+    /// the build machine, no unordered collections.
+    public static func encode(version: Int, references: [CatalogReference], index: CatalogIndex,
+                              parameters: EngineParameters) -> [UInt8] {
+        var w = ByteWriter()
+        w.append(contentsOf: magic)
+        w.u32(formatVersion)
+
+        var p = ByteWriter()
+        let fields = parameters.catalogFields
+        p.u32(UInt32(fields.count))
+        fields.forEach { p.u32($0) }
+        section(parametersTag, p.bytes, into: &w)
+
+        var r = ByteWriter()
+        r.u32(UInt32(version))
+        r.u32(UInt32(references.count))
+        for reference in references {
+            let a = reference.audio
+            for text in [a.id, a.title, a.creator, a.license, a.sourceFile] { string(text, into: &r) }
+            r.u16(UInt16(a.metadata.count))
+            for entry in a.metadata {
+                string(entry.key, into: &r)
+                string(entry.value, into: &r)
+            }
+            r.u32(UInt32(reference.durationFrames))
+            r.append(contentsOf: reference.sourceSHA256)
+        }
+        section(referencesTag, r.bytes, into: &w)
+
+        var x = ByteWriter()
+        for bits in [index.hashBits, index.directoryBits, index.referenceBits, index.frameBits] { x.u8(UInt8(bits)) }
+        x.u32(UInt32(index.entries.count))
+        index.directory.forEach { x.u32($0) }
+        index.entries.forEach { x.u32($0) }
+        section(indexTag, x.bytes, into: &w)
+
+        let digest = SHA256.digest(w.bytes)
+        w.u32(hashTag)
+        w.u32(UInt32(digest.count))
+        w.append(contentsOf: digest)
+        return w.bytes
+    }
+
+    private static func section(_ tag: UInt32, _ body: [UInt8], into w: inout ByteWriter) {
+        w.u32(tag)
+        w.u32(UInt32(body.count))
+        w.append(contentsOf: body)
+    }
+
+    private static func string(_ s: String, into w: inout ByteWriter) {
+        let utf8 = Array(s.utf8)
+        w.u16(UInt16(utf8.count))
+        w.append(contentsOf: utf8)
+    }
+
+    // MARK: Reading
+
+    /// Loads and validates a catalog file; any problem is a specific `CatalogError`, never a crash.
+    public static func load(path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError) -> Catalog {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path: path, limit: maximumBytes)
+        } catch {
+            switch error {
+            case let .system(code, reason):
+                if code == ENOENT { throw .notFound(path: path) }
+                throw .cannotRead(path: path, reason: reason)
+            case let .tooLarge(size): throw .tooLarge(path: path, bytes: size, limit: maximumBytes)
+            }
+        }
+        return try decode(bytes, path: path, parameters: parameters)
+    }
+
+    public static func decode(_ bytes: [UInt8], path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError) -> Catalog {
+        guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else {
+            throw .notACatalog(path: path)
+        }
+        var reader = ByteReader(bytes, position: magic.count)
+        guard let version = try? reader.u32() else { throw .truncated(path: path, section: "header") }
+        guard version == formatVersion else {
+            throw .unsupportedFormatVersion(path: path, found: version, supported: formatVersion)
+        }
+
+        // Walk the sections first, so that a short file is reported as truncated, not as corrupt.
+        var sections: [UInt32: [UInt8]] = [:]
+        var hashStart = 0
+        var storedDigest: [UInt8]? = nil
+        let names: [UInt32: String] = [parametersTag: "parameters section", referencesTag: "references section",
+                                       indexTag: "index section", hashTag: "content hash"]
+        for expected in [parametersTag, referencesTag, indexTag, hashTag] {
+            let name = names[expected] ?? "file"
+            let start = reader.position
+            guard let tag = try? reader.u32(), let length = try? reader.u32() else {
+                throw .truncated(path: path, section: name)
+            }
+            guard tag == expected else {
+                throw .damaged(path: path, detail: "expected the \(name) at byte \(start)")
+            }
+            guard let body = try? reader.bytes(Int(length)) else { throw .truncated(path: path, section: name) }
+            if tag == hashTag {
+                hashStart = start
+                storedDigest = Array(body)
+            } else {
+                sections[tag] = Array(body)
+            }
+        }
+        guard reader.remaining == 0 else {
+            throw .damaged(path: path, detail: "\(reader.remaining) unexpected bytes after the content hash")
+        }
+        guard let storedDigest, storedDigest == SHA256.digest(bytes[0..<hashStart]) else {
+            throw .contentHashMismatch(path: path)
+        }
+
+        try checkParameters(sections[parametersTag] ?? [], path: path, parameters: parameters)
+        let (catalogVersion, references) = try decodeReferences(sections[referencesTag] ?? [], path: path)
+        let index = try decodeIndex(sections[indexTag] ?? [], path: path)
+        do {
+            try index.validate(referenceCount: references.count)
+        } catch {
+            if case let .inconsistent(detail) = error { throw .damaged(path: path, detail: "index: \(detail)") }
+            throw .damaged(path: path, detail: "index")
+        }
+        guard index.hashBits == parameters.hashBits, index.directoryBits == parameters.directoryBits else {
+            throw .damaged(path: path, detail: "index layout differs from its parameters")
+        }
+        let manifest = CatalogManifest(version: catalogVersion, referenceIds: references.map(\.audio.id),
+                                       hash: SHA256.hex(storedDigest))
+        return Catalog(parameters: parameters, manifest: manifest, references: references, index: index)
+    }
+
+    private static func checkParameters(_ body: [UInt8], path: String, parameters: EngineParameters) throws(CatalogError) {
+        var r = ByteReader(body)
+        let expected = parameters.catalogFields
+        guard let count = try? r.u32(), count == UInt32(expected.count) else {
+            throw .damaged(path: path, detail: "parameters section has the wrong number of fields")
+        }
+        for (i, want) in expected.enumerated() {
+            guard let stored = try? r.u32() else { throw .truncated(path: path, section: "parameters section") }
+            if stored != want {
+                throw .parameterMismatch(path: path, field: EngineParameters.catalogFieldNames[i], stored: stored, expected: want)
+            }
+        }
+    }
+
+    private static func decodeReferences(_ body: [UInt8], path: String) throws(CatalogError) -> (Int, [CatalogReference]) {
+        var r = ByteReader(body)
+        do {
+            let version = Int(try r.u32())
+            let count = Int(try r.u32())
+            // Each reference takes at least 48 bytes, so a bogus count cannot make us allocate much.
+            guard count <= r.remaining / 48 else { throw CatalogError.damaged(path: path, detail: "reference count \(count) exceeds the section") }
+            var references: [CatalogReference] = []
+            var seen = Set<String>()
+            for _ in 0..<count {
+                let id = try string(&r, path: path)
+                let title = try string(&r, path: path)
+                let creator = try string(&r, path: path)
+                let license = try string(&r, path: path)
+                let source = try string(&r, path: path)
+                let metadataCount = Int(try r.u16())
+                var metadata: [ReferenceAudio.MetadataEntry] = []
+                for _ in 0..<metadataCount {
+                    let key = try string(&r, path: path)
+                    let value = try string(&r, path: path)
+                    metadata.append(.init(key: key, value: value))
+                }
+                let frames = Int(try r.u32())
+                let sha = Array(try r.bytes(32))
+                guard ReferenceAudio.isValidID(id), seen.insert(id).inserted else {
+                    throw CatalogError.damaged(path: path, detail: "invalid or duplicate reference id '\(id)'")
+                }
+                references.append(CatalogReference(
+                    audio: ReferenceAudio(id: id, title: title, creator: creator, license: license, sourceFile: source, metadata: metadata),
+                    durationFrames: frames, sourceSHA256: sha))
+            }
+            guard r.remaining == 0 else { throw CatalogError.damaged(path: path, detail: "references section has trailing bytes") }
+            return (version, references)
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw .damaged(path: path, detail: "references section ends inside a reference")
+        }
+    }
+
+    private static func string(_ r: inout ByteReader, path: String) throws -> String {
+        let length = Int(try r.u16())
+        let raw = try r.bytes(length)
+        guard let text = String(validating: raw, as: UTF8.self) else {
+            throw CatalogError.damaged(path: path, detail: "a text field is not valid UTF-8")
+        }
+        return text
+    }
+
+    private static func decodeIndex(_ body: [UInt8], path: String) throws(CatalogError) -> CatalogIndex {
+        var r = ByteReader(body)
+        do {
+            let hashBits = Int(try r.u8())
+            let directoryBits = Int(try r.u8())
+            let referenceBits = Int(try r.u8())
+            let frameBits = Int(try r.u8())
+            let count = Int(try r.u32())
+            guard directoryBits >= 1, directoryBits <= 24 else { throw CatalogError.damaged(path: path, detail: "index directory of \(directoryBits) bits") }
+            let directorySize = (1 << directoryBits) + 1
+            guard r.remaining == 4 * (directorySize + count) else {
+                throw CatalogError.damaged(path: path, detail: "index section size does not match its counts")
+            }
+            var directory = [UInt32](repeating: 0, count: directorySize)
+            for i in 0..<directorySize { directory[i] = try r.u32() }
+            var entries = [UInt32](repeating: 0, count: count)
+            for i in 0..<count { entries[i] = try r.u32() }
+            return CatalogIndex(hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
+                                frameBits: frameBits, directory: directory, entries: entries)
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw .damaged(path: path, detail: "index section ends early")
+        }
+    }
+}
+

@@ -1,0 +1,125 @@
+/// The landmark index of a catalog: entries sorted by hash, found through a directory of the top
+/// hash bits. Each entry packs the remaining hash bits, the reference number and the anchor frame
+/// into 32 bits, which keeps the index near 4 bytes per landmark.
+public struct CatalogIndex: Sendable, Equatable {
+    public let hashBits: Int
+    public let directoryBits: Int
+    public let referenceBits: Int
+    public let frameBits: Int
+    /// directory[b] ..< directory[b + 1] are the entries whose hash starts with b.
+    public let directory: [UInt32]
+    public let entries: [UInt32]
+
+    var lowBits: Int { hashBits - directoryBits }
+
+    public enum Failure: Error, Equatable {
+        case tooManyReferences(Int, max: Int)
+        case referenceTooLong(frames: Int, maxFrames: Int)
+        case inconsistent(String)
+    }
+
+    /// Builds the index of `landmarks[r]` for references r = 0, 1, ….
+    public static func build(landmarks: [[Landmark]], hashBits: Int, directoryBits: Int) throws(Failure) -> CatalogIndex {
+        let lowBits = hashBits - directoryBits
+        let referenceBits = max(1, Int.bitWidth - max(0, landmarks.count - 1).leadingZeroBitCount)
+        let frameBits = 32 - lowBits - referenceBits
+        guard frameBits >= 16 else { throw .tooManyReferences(landmarks.count, max: 1 << (32 - lowBits - 16)) }
+        var keys: [UInt64] = []
+        keys.reserveCapacity(landmarks.reduce(0) { $0 + $1.count })
+        for (reference, list) in landmarks.enumerated() {
+            for landmark in list {
+                guard landmark.frame < 1 << frameBits else {
+                    throw .referenceTooLong(frames: landmark.frame, maxFrames: (1 << frameBits) - 1)
+                }
+                keys.append(UInt64(landmark.hash) << 32 | UInt64(reference) << frameBits | UInt64(landmark.frame))
+            }
+        }
+        keys.sort()
+        var directory = [UInt32](repeating: 0, count: (1 << directoryBits) + 1)
+        var entries = [UInt32]()
+        entries.reserveCapacity(keys.count)
+        let lowMask = (UInt64(1) << lowBits) - 1
+        for key in keys {
+            let hash = key >> 32
+            directory[Int(hash >> lowBits) + 1] += 1
+            entries.append(UInt32((hash & lowMask) << (32 - lowBits)) | UInt32(key & 0xFFFF_FFFF))
+        }
+        for b in 1..<directory.count { directory[b] += directory[b - 1] }
+        return CatalogIndex(hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
+                            frameBits: frameBits, directory: directory, entries: entries)
+    }
+
+    /// Creates an index from stored parts, checking that they are consistent.
+    public init(hashBits: Int, directoryBits: Int, referenceBits: Int, frameBits: Int,
+                directory: [UInt32], entries: [UInt32]) {
+        self.hashBits = hashBits
+        self.directoryBits = directoryBits
+        self.referenceBits = referenceBits
+        self.frameBits = frameBits
+        self.directory = directory
+        self.entries = entries
+    }
+
+    /// Checks the invariants a reader must trust before looking anything up.
+    public func validate(referenceCount: Int) throws(Failure) {
+        guard hashBits > directoryBits, directoryBits >= 1, directoryBits <= 24,
+              referenceBits >= 1, frameBits >= 1, hashBits - directoryBits + referenceBits + frameBits == 32 else {
+            throw .inconsistent("bit layout \(hashBits)/\(directoryBits)/\(referenceBits)/\(frameBits) does not add up")
+        }
+        guard directory.count == (1 << directoryBits) + 1, directory.first == 0,
+              Int(directory.last ?? 0) == entries.count else {
+            throw .inconsistent("directory does not cover the \(entries.count) entries")
+        }
+        for b in 1..<directory.count where directory[b] < directory[b - 1] {
+            throw .inconsistent("directory is not ascending at bucket \(b - 1)")
+        }
+        let referenceMask = (UInt32(1) << referenceBits) - 1
+        for b in 0..<(directory.count - 1) {
+            var previous: UInt32? = nil
+            for e in Int(directory[b])..<Int(directory[b + 1]) {
+                let entry = entries[e]
+                if let previous, entry < previous { throw .inconsistent("bucket \(b) is not sorted") }
+                previous = entry
+                let reference = Int((entry >> frameBits) & referenceMask)
+                guard reference < referenceCount else {
+                    throw .inconsistent("entry \(e) names reference \(reference) of \(referenceCount)")
+                }
+            }
+        }
+    }
+
+    /// Calls `hit(reference, frame)` for every entry with this hash, unless there are more than
+    /// `limit` of them (a hash that common carries no information). Returns the number of hits.
+    @discardableResult
+    func lookup(_ hash: UInt32, limit: Int, hit: (Int, Int) -> Void) -> Int {
+        let bucket = Int(hash >> UInt32(lowBits))
+        guard bucket + 1 < directory.count else { return 0 }
+        let low = hash & ((UInt32(1) << UInt32(lowBits)) - 1)
+        let shift = UInt32(32 - lowBits)
+        // Entries are sorted, and the low hash bits are their top bits: binary search the run.
+        var lo = Int(directory[bucket])
+        var hi = Int(directory[bucket + 1])
+        let first = lowerBound(lo, hi) { $0 >> shift < low }
+        lo = first
+        let end = lowerBound(lo, hi) { $0 >> shift <= low }
+        hi = end
+        guard hi > lo, hi - lo <= limit else { return 0 }
+        let frameMask = (UInt32(1) << UInt32(frameBits)) - 1
+        let referenceMask = (UInt32(1) << UInt32(referenceBits)) - 1
+        for e in lo..<hi {
+            let entry = entries[e]
+            hit(Int((entry >> UInt32(frameBits)) & referenceMask), Int(entry & frameMask))
+        }
+        return hi - lo
+    }
+
+    private func lowerBound(_ start: Int, _ end: Int, _ before: (UInt32) -> Bool) -> Int {
+        var lo = start
+        var hi = end
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if before(entries[mid]) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+}

@@ -1,0 +1,107 @@
+/// Every constant that tunes the fingerprint engine, in one value. Values that shape the catalog's
+/// index are written into the catalog file and must match when it is read; the query-side values
+/// (density, fan-out, speed search, decision rule) may change without rebuilding a catalog.
+public struct EngineParameters: Sendable, Equatable {
+    /// Bumped whenever the algorithm changes in a way the numbers below do not describe, so that a
+    /// catalog from an older engine is refused instead of silently matching worse.
+    public var algorithmRevision: UInt32 = 1
+
+    // MARK: Front end
+
+    /// Sample rate of the engine in Hz; all input is resampled to it. Most musical peaks lie below 4 kHz.
+    public var sampleRate = 8000
+    /// Real FFT length in samples (64 ms at 8 kHz, 15.6 Hz per bin).
+    public var fftSize = 512
+    /// Samples between frames (16 ms at 8 kHz): the time resolution of offsets.
+    public var hopSize = 128
+    /// Lowest and highest FFT bins that may hold a peak. The floor keeps hum and room rumble out;
+    /// the ceiling stays below the resampler's anti-aliasing band.
+    public var minPeakBin = 16
+    public var maxPeakBin = 232
+    /// Half-width in bins of the local spectral mean subtracted from each bin (whitening), so that
+    /// coloured noise and bass-heavy mixes do not crowd out peaks in weaker bands.
+    public var whiteningHalfWidth = 12
+    /// A peak is the largest whitened value within this many bins and frames on each side.
+    public var peakBinRadius = 6
+    public var peakFrameRadius = 5
+    /// Whitened contrast a peak needs, in log2-power Q8 units (256 = 3 dB).
+    public var minPeakContrast: Int32 = 256
+    /// Absolute power floor of a peak in log2-power Q8 units (about -75 dBFS for a sine), so that
+    /// silence, dither and a muted microphone produce no peaks at all.
+    public var absolutePeakFloor: Int32 = 33 * 256
+    /// Peaks are thinned per block of this many frames to the strongest few.
+    public var densityBlockFrames = 32
+    /// Peaks kept per block when indexing a reference.
+    public var referencePeaksPerBlock = 10
+
+    // MARK: Landmarks
+
+    /// A peak pairs with later peaks between these frame distances (inclusive).
+    public var minPairFrames = 2
+    public var maxPairFrames = 63
+    /// ... and at most this many bins above or below it.
+    public var maxPairBins = 63
+    /// Pairs formed per anchor peak in a reference (nearest in time first).
+    public var referenceFanOut = 5
+
+    // MARK: Index layout
+
+    /// Bits of a landmark hash: 8 for the anchor bin, 7 for the bin difference, 6 for the frame difference.
+    public var hashBits = 21
+    /// Top hash bits used as the index's directory; the rest are stored in each entry.
+    public var directoryBits = 13
+
+    // MARK: Query (not stored in the catalog)
+
+    /// Peaks kept per block in a query: more than a reference keeps, so that the reference's peaks
+    /// survive among noise peaks.
+    public var queryPeaksPerBlock = 20
+    /// Pairs formed per anchor peak in a query.
+    public var queryFanOut = 10
+    /// Playback speed hypotheses searched, in steps of 1/`speedDenominator` around 1 (±2 % by default).
+    public var speedSteps: [Int] = Array(-4...4)
+    public var speedDenominator = 200
+    /// Index entries for one hash beyond which the hash is too common to vote.
+    public var maxEntriesPerHash = 64
+    /// Frames on each side of an offset that count as the same alignment.
+    public var offsetToleranceFrames = 1
+    /// Audio beyond this many seconds of one query is not analysed, which bounds a query's memory.
+    public var maxQuerySeconds = 60
+
+    // MARK: Decision
+
+    /// A match needs at least this many aligned landmark hits...
+    public var minAlignedHits = 10
+    /// ... at least this many times the best alignment of any other reference ...
+    public var minRatioOverRunnerUpQ8: Int = 2 * 256
+    /// ... and at least this many times the alignment expected by chance for the query's hits.
+    public var minRatioOverChanceQ8: Int = 4 * 256
+
+    public init() {}
+
+    /// Frames per second of the front end.
+    public var framesPerSecondNumerator: Int { sampleRate }
+    public var framesPerSecondDenominator: Int { hopSize }
+
+    /// Seconds at the start of frame `frame` (reporting only).
+    public func seconds(forFrames frames: Int) -> Double {
+        Double(frames * hopSize) / Double(sampleRate)
+    }
+
+    /// The values that shape a catalog's index, in a fixed order, as stored in the catalog file.
+    public var catalogFields: [UInt32] {
+        [algorithmRevision, UInt32(sampleRate), UInt32(fftSize), UInt32(hopSize), UInt32(minPeakBin),
+         UInt32(maxPeakBin), UInt32(whiteningHalfWidth), UInt32(peakBinRadius), UInt32(peakFrameRadius),
+         UInt32(bitPattern: minPeakContrast), UInt32(bitPattern: absolutePeakFloor), UInt32(densityBlockFrames),
+         UInt32(referencePeaksPerBlock), UInt32(minPairFrames), UInt32(maxPairFrames), UInt32(maxPairBins),
+         UInt32(referenceFanOut), UInt32(hashBits), UInt32(directoryBits)]
+    }
+
+    /// Names of `catalogFields`, for error messages.
+    public static let catalogFieldNames = [
+        "algorithmRevision", "sampleRate", "fftSize", "hopSize", "minPeakBin", "maxPeakBin",
+        "whiteningHalfWidth", "peakBinRadius", "peakFrameRadius", "minPeakContrast", "absolutePeakFloor",
+        "densityBlockFrames", "referencePeaksPerBlock", "minPairFrames", "maxPairFrames", "maxPairBins",
+        "referenceFanOut", "hashBits", "directoryBits",
+    ]
+}

@@ -1,0 +1,70 @@
+import Glibc
+
+/// Reads and writes whole files without Foundation, which the daemon does not link.
+enum FileBytes {
+    enum Failure: Error, Equatable {
+        case system(code: Int32, reason: String)
+        case tooLarge(Int)
+    }
+
+    /// The file's bytes, refusing files larger than `limit`.
+    static func read(path: String, limit: Int) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        if fstat(fd, &info) != 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw .system(code: EISDIR, reason: "it is a directory") }
+        let size = Int(info.st_size)
+        if size > limit { throw .tooLarge(size) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = bytes.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.read(fd, base + done, size - done)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system(code: errno, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            done += n
+        }
+        if done < size { bytes.removeLast(size - done) }
+        return bytes
+    }
+
+    /// Writes `bytes` to a temporary file beside `path`, syncs it and renames it over `path`, so a
+    /// reader never sees half a file and a power cut leaves the old one or the new one.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return write(fd, base + done, bytes.count - done)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(fd)
+                unlink(temporary)
+                throw .system(code: code, reason: String(cString: strerror(code)))
+            }
+            done += n
+        }
+        if fsync(fd) != 0 || close(fd) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw .system(code: code, reason: String(cString: strerror(code)))
+        }
+        if rename(temporary, path) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw .system(code: code, reason: String(cString: strerror(code)))
+        }
+    }
+}

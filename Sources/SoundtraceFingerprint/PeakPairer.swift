@@ -1,0 +1,49 @@
+/// Streaming pairing of peaks into landmarks: each anchor pairs with the first `fanOut` later peaks
+/// (in time, then frequency order) inside its target zone.
+final class PeakPairer {
+    private let minFrames: Int
+    private let maxFrames: Int
+    private let maxBins: Int
+    private let fanOut: Int
+    private var anchors: [(peak: Peak, pairs: Int)] = []
+
+    init(minFrames: Int, maxFrames: Int, maxBins: Int, fanOut: Int) {
+        self.minFrames = minFrames
+        self.maxFrames = maxFrames
+        self.maxBins = maxBins
+        self.fanOut = fanOut
+    }
+
+    /// Adds the next peak (peaks must come in time order) and emits the pairs it completes.
+    func push(_ peak: Peak, emit: (Peak, Peak) -> Void) {
+        anchors.removeAll { peak.frame - $0.peak.frame > maxFrames || $0.pairs >= fanOut }
+        for i in anchors.indices {
+            let anchor = anchors[i].peak
+            let dt = peak.frame - anchor.frame
+            guard dt >= minFrames, abs(peak.bin - anchor.bin) <= maxBins else { continue }
+            emit(anchor, peak)
+            anchors[i].pairs += 1
+        }
+        anchors.append((peak, 0))
+    }
+}
+
+/// The 21-bit landmark hash: anchor bin (8 bits), bin difference + 64 (7 bits), frame difference (6 bits).
+enum LandmarkHash {
+    static let bits = 21
+
+    /// Hash of a pair given positions in sixteenths of a bin and of a frame, or nil outside the layout.
+    static func make(anchorBinQ4: Int, targetBinQ4: Int, deltaTimeQ4: Int) -> UInt32? {
+        let f1 = roundedDivide(anchorBinQ4, 16)
+        let df = roundedDivide(targetBinQ4 - anchorBinQ4, 16)
+        let dt = roundedDivide(deltaTimeQ4, 16)
+        guard (0...255).contains(f1), (-63...63).contains(df), (0...63).contains(dt) else { return nil }
+        return UInt32(f1) << 13 | UInt32(df + 64) << 6 | UInt32(dt)
+    }
+}
+
+/// A landmark as stored for a reference: its hash and the frame of its anchor.
+public struct Landmark: Equatable, Sendable {
+    public let hash: UInt32
+    public let frame: Int
+}

@@ -1,0 +1,146 @@
+/// Converts mono 16-bit audio from any supported rate to the engine's rate with a windowed-sinc
+/// polyphase filter whose taps are computed in integer arithmetic. Streaming: feed buffers as they
+/// come and call `finish()` once; the output is the same however the input is split.
+public struct Resampler: Sendable {
+    public let inputRate: Int
+    public let outputRate: Int
+
+    /// Fractional input positions are rounded to 1/phases of a sample.
+    private static let phases = 64
+    /// Zero crossings of the sinc on each side of the centre.
+    private static let zeroCrossings = 10
+    /// Pass band edge as a share of the lower of the two Nyquist frequencies, in percent.
+    private static let cutoffPercent = 90
+
+    private let taps: [[Int32]]  // [phase][tap]; tap 0 is at input offset -halfTaps+1
+    private let halfTaps: Int
+    private var buffer: [Int16]
+    private var bufferStart: Int  // absolute input index of buffer[0]
+    private var inputCount = 0
+    private var outputIndex = 0
+    private var finished = false
+
+    public init(inputRate: Int, outputRate: Int) {
+        precondition(inputRate > 0 && outputRate > 0)
+        self.inputRate = inputRate
+        self.outputRate = outputRate
+        if inputRate == outputRate {
+            taps = []
+            halfTaps = 0
+        } else {
+            let cutoffHz = min(inputRate, outputRate) * Self.cutoffPercent / 200
+            // Half width of the kernel in input samples: zeroCrossings periods of the cutoff.
+            let half = (Self.zeroCrossings * inputRate + 2 * cutoffHz - 1) / (2 * cutoffHz)
+            halfTaps = half
+            taps = (0..<Self.phases).map { Self.kernel(phase: $0, half: half, cutoffHz: cutoffHz, inputRate: inputRate) }
+        }
+        // The first outputs look back halfTaps samples before the start: silence.
+        buffer = [Int16](repeating: 0, count: halfTaps)
+        bufferStart = -halfTaps
+    }
+
+    /// Taps for output positions `phase/phases` of a sample after an input sample, Q15, summing to 1.
+    private static func kernel(phase: Int, half: Int, cutoffHz: Int, inputRate: Int) -> [Int32] {
+        let p = phases
+        var raw: [Int128] = []
+        // Offsets k from -half+1 ... half relative to the input sample at or before the position.
+        for k in (-half + 1)...half {
+            let distance = k * p - phase  // t * phases, t in input samples
+            let sinc: Int128
+            if distance == 0 {
+                sinc = (Int128(2 * cutoffHz) << 40) / Int128(inputRate)
+            } else {
+                // sin(pi * 2 * cutoff * t / rate) / (pi * t), with t = distance / phases.
+                let s = Int128(FixedTrig.sin(numerator: cutoffHz * distance, denominator: inputRate * p, scale: 1 << 40))
+                sinc = (s * Int128(p) << 61) / (Int128(7_244_019_458_077_122_842) * Int128(distance))
+            }
+            // Blackman window over |t| <= half.
+            let span = 2 * half * p
+            let c1 = Int128(FixedTrig.cos(numerator: distance, denominator: span, scale: 1 << 30))
+            let c2 = Int128(FixedTrig.cos(numerator: 2 * distance, denominator: span, scale: 1 << 30))
+            let window = (42 * (Int128(1) << 30) + 50 * c1 + 8 * c2) / 100
+            raw.append((max(0, window) * sinc) >> 30)
+        }
+        let total = raw.reduce(0, +)
+        var q15 = raw.map { Int32((($0 << 15) + total / 2) / total) }
+        // Rounding residue goes to the largest tap so that DC gain is exactly one.
+        let residue = 32768 - q15.reduce(0, +)
+        if let largest = q15.indices.max(by: { q15[$0] < q15[$1] }) { q15[largest] += residue }
+        return q15
+    }
+
+    /// Resamples `input` (the next samples of the stream) and returns the output it completes.
+    public mutating func process(_ input: [Int16]) -> [Int16] {
+        precondition(!finished, "Resampler used after finish()")
+        if inputRate == outputRate { return input }
+        buffer.append(contentsOf: input)
+        inputCount += input.count
+        return drain(available: inputCount)
+    }
+
+    /// Flushes the tail (the filter's look-ahead is filled with silence) and ends the stream.
+    public mutating func finish() -> [Int16] {
+        if inputRate == outputRate || finished { finished = true; return [] }
+        finished = true
+        // Outputs whose position lies within the input, using silence beyond its end.
+        buffer.append(contentsOf: [Int16](repeating: 0, count: halfTaps + 1))
+        var out: [Int16] = []
+        while true {
+            let (index, _) = position(of: outputIndex)
+            if index >= inputCount { break }
+            out.append(sample(at: outputIndex))
+            outputIndex += 1
+        }
+        return out
+    }
+
+    /// Input index (the sample at or before) and phase of output sample `n`.
+    private func position(of n: Int) -> (Int, Int) {
+        let exact = n * inputRate  // in units of 1/outputRate input samples
+        var index = exact / outputRate
+        var phase = ((exact % outputRate) * Self.phases + outputRate / 2) / outputRate
+        if phase == Self.phases { index += 1; phase = 0 }
+        return (index, phase)
+    }
+
+    private func sample(at n: Int) -> Int16 {
+        let (index, phase) = position(of: n)
+        let kernel = taps[phase]
+        var acc: Int64 = 0
+        var b = index - halfTaps + 1 - bufferStart
+        for tap in kernel {
+            acc += Int64(tap) * Int64(buffer[b])
+            b += 1
+        }
+        let rounded = (acc + (1 << 14)) >> 15
+        return Int16(clamping: rounded)
+    }
+
+    private mutating func drain(available: Int) -> [Int16] {
+        var out: [Int16] = []
+        while true {
+            let (index, _) = position(of: outputIndex)
+            if index + halfTaps >= available { break }
+            out.append(sample(at: outputIndex))
+            outputIndex += 1
+        }
+        // Drop input no longer needed, keeping the filter's look-back.
+        let (nextIndex, _) = position(of: outputIndex)
+        let keepFrom = nextIndex - halfTaps + 1
+        let drop = keepFrom - bufferStart
+        if drop > 4096 {
+            buffer.removeFirst(drop)
+            bufferStart += drop
+        }
+        return out
+    }
+
+    /// Resamples a whole recording to `rate`.
+    public static func convert(_ audio: PCMAudio, to rate: Int) -> PCMAudio {
+        if audio.sampleRate == rate { return audio }
+        var resampler = Resampler(inputRate: audio.sampleRate, outputRate: rate)
+        var out = resampler.process(audio.samples)
+        out.append(contentsOf: resampler.finish())
+        return PCMAudio(sampleRate: rate, samples: out)
+    }
+}

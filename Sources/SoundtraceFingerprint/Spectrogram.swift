@@ -1,0 +1,45 @@
+/// Streaming front end: 16-bit samples at the engine rate in, one row of log2-power per hop out.
+/// Frame k covers samples [k*hop, k*hop + fftSize) of the stream.
+final class Spectrogram {
+    let parameters: EngineParameters
+    private let fft: FixedRealFFT
+    private let window: [Int32]  // periodic Hann, Q15
+    private var pending: [Int16] = []
+    private var frameInput: [Int32]
+    private var power: [UInt64]
+    private(set) var framesProduced = 0
+
+    init?(parameters: EngineParameters) {
+        guard let fft = FixedRealFFT(size: parameters.fftSize) else { return nil }
+        self.parameters = parameters
+        self.fft = fft
+        let n = parameters.fftSize
+        window = (0..<n).map { i in
+            // 0.5 - 0.5 cos(2 pi i / n), in Q15.
+            Int32((32767 - FixedTrig.cos(numerator: i, denominator: n, scale: 32767) + 1) / 2)
+        }
+        frameInput = [Int32](repeating: 0, count: n)
+        power = [UInt64](repeating: 0, count: n / 2 + 1)
+    }
+
+    /// Appends samples and calls `row` with each completed frame's index and log2-power (Q8) per bin.
+    func push(_ samples: [Int16], row: (Int, [Int32]) -> Void) {
+        pending.append(contentsOf: samples)
+        let n = parameters.fftSize
+        let hop = parameters.hopSize
+        var start = 0
+        var logPower = [Int32](repeating: 0, count: n / 2 + 1)
+        while pending.count - start >= n {
+            for i in 0..<n {
+                // Q15 sample × Q15 window = Q30; one more bit makes full-scale Q31 input.
+                frameInput[i] = (Int32(pending[start + i]) * window[i]) << 1
+            }
+            fft.power(of: frameInput, into: &power)
+            for i in 0..<power.count { logPower[i] = FixedLog.log2Q8(power[i]) }
+            row(framesProduced, logPower)
+            framesProduced += 1
+            start += hop
+        }
+        if start > 0 { pending.removeFirst(start) }
+    }
+}

@@ -1,0 +1,28 @@
+/// What a query's audio was, as far as the catalog can tell.
+public struct Verdict: Sendable, Equatable {
+    public enum Outcome: String, Sendable {
+        case match
+        case noMatch
+    }
+
+    public let outcome: Outcome
+    /// The matched reference (for a match) or the best candidate (for a no-match), as an index into the catalog.
+    public let candidate: Int?
+    /// Frames from the start of the reference to the start of the query (negative: the query began earlier).
+    public let offsetFrames: Int
+    /// Playback speed of the query relative to the reference, in steps of 1/speedDenominator (0 = same speed).
+    public let speedStep: Int
+    /// Landmark hits aligned at the winning offset: the match's strength.
+    public let score: Int
+    /// Best aligned hits of any other reference.
+    public let runnerUpScore: Int
+    /// Aligned hits that chance alone would give at one offset, in 1/256 units (reporting and decision).
+    public let chanceLevelQ8: Int
+    /// Peaks and landmark lookups of the query so far: zero peaks means silence or a too-quiet microphone.
+    public let queryPeaks: Int
+    public let queryLandmarks: Int
+    /// Audio frames heard so far.
+    public let framesHeard: Int
+
+    public var isMatch: Bool { outcome == .match }
+}

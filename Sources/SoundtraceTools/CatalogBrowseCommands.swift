@@ -1,0 +1,82 @@
+import SoundtraceFingerprint
+
+/// `soundtrace catalog list` and `soundtrace catalog show ID`: the offline catalog browser.
+struct CatalogBrowseCommands {
+    static let listUsage = """
+    usage: soundtrace catalog list [--catalog PATH]
+
+    Lists the recordings in the catalog file: id, duration, title and creator.
+
+    options:
+      --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
+      -h, --help        show this help
+    """
+
+    static let showUsage = """
+    usage: soundtrace catalog show [--catalog PATH] ID
+
+    Shows everything the catalog file holds about one recording.
+
+    options:
+      --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
+      -h, --help        show this help
+    """
+
+    let console: Console
+
+    func list(_ args: [String]) -> ExitCode {
+        guard let parsed = parse(args, usage: Self.listUsage, command: "catalog list") else { return .usage }
+        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.listUsage); return .success }
+        guard parsed.positional.isEmpty else {
+            console.error("soundtrace catalog list: unexpected argument \(parsed.positional[0])\n\n\(Self.listUsage)")
+            return .usage
+        }
+        guard let catalog = loadCatalog(parsed.value("--catalog"), command: "catalog list", console: console) else { return .inputError }
+        console.print("catalog version \(catalog.manifest.version), \(catalog.references.count) recordings, sha256 \(catalog.manifest.hash)")
+        for reference in catalog.references {
+            let a = reference.audio
+            console.print("\(a.id)  \(duration(reference, catalog))  \"\(a.title)\" by \(a.creator)")
+        }
+        return .success
+    }
+
+    func show(_ args: [String]) -> ExitCode {
+        guard let parsed = parse(args, usage: Self.showUsage, command: "catalog show") else { return .usage }
+        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.showUsage); return .success }
+        guard parsed.positional.count == 1 else {
+            console.error("soundtrace catalog show: name exactly one recording id (see: soundtrace catalog list)\n\n\(Self.showUsage)")
+            return .usage
+        }
+        guard let catalog = loadCatalog(parsed.value("--catalog"), command: "catalog show", console: console) else { return .inputError }
+        let id = parsed.positional[0]
+        guard let reference = catalog.reference(id: id) else {
+            console.error("soundtrace catalog show: no recording '\(id)' in this catalog; list the ids with: soundtrace catalog list")
+            return .inputError
+        }
+        let a = reference.audio
+        console.print("id: \(a.id)")
+        console.print("title: \(a.title)")
+        console.print("creator: \(a.creator)")
+        console.print("license: \(a.license)")
+        console.print("source: \(a.sourceFile)")
+        console.print("duration: \(duration(reference, catalog))")
+        console.print("source sha256: \(SHA256.hex(reference.sourceSHA256))")
+        for entry in a.metadata { console.print("\(entry.key): \(entry.value)") }
+        return .success
+    }
+
+    private func parse(_ args: [String], usage: String, command: String) -> Arguments? {
+        do {
+            return try Arguments(args, valueOptions: ["--catalog"], flagOptions: ["-h", "--help"])
+        } catch {
+            console.error("soundtrace \(command): \(error)\n\n\(usage)")
+            return nil
+        }
+    }
+
+    private func duration(_ reference: CatalogReference, _ catalog: Catalog) -> String {
+        let total = Int(catalog.parameters.seconds(forFrames: reference.durationFrames).rounded())
+        let seconds = total % 60
+        return "\(total / 60):\(seconds < 10 ? "0" : "")\(seconds)"
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Where a command writes: standard output for results, standard error for progress and errors.
+/// Tests capture both.
+public final class Console: @unchecked Sendable {
+    private let writeOut: (String) -> Void
+    private let writeErr: (String) -> Void
+    /// True when standard error is a terminal, so progress may redraw a line.
+    public let isInteractive: Bool
+
+    public init(isInteractive: Bool, out: @escaping (String) -> Void, err: @escaping (String) -> Void) {
+        self.isInteractive = isInteractive
+        writeOut = out
+        writeErr = err
+    }
+
+    /// The process's own standard output and error.
+    public static func standard() -> Console {
+        Console(isInteractive: isatty(STDERR_FILENO) == 1,
+                out: { FileHandle.standardOutput.write(Data($0.utf8)) },
+                err: { FileHandle.standardError.write(Data($0.utf8)) })
+    }
+
+    public func print(_ line: String) { writeOut(line + "\n") }
+    public func error(_ line: String) { writeErr(line + "\n") }
+    /// A progress line that is redrawn in place on a terminal and omitted elsewhere.
+    public func progress(_ line: String) {
+        if isInteractive { writeErr("\r\u{1B}[2K" + line) }
+    }
+    public func endProgress() {
+        if isInteractive { writeErr("\r\u{1B}[2K") }
+    }
+}
+
+/// Exit statuses of `soundtrace`, documented in the README.
+public enum ExitCode: Int32, Sendable {
+    case success = 0
+    /// A check failed: `catalog verify` found a reference that does not match itself.
+    case checkFailed = 1
+    /// The command line was wrong.
+    case usage = 2
+    /// An input (file, catalog, manifest) could not be used.
+    case inputError = 3
+}

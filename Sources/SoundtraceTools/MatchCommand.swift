@@ -1,0 +1,97 @@
+import SoundtraceFingerprint
+
+/// `soundtrace match FILE...`: one verdict per recording file.
+struct MatchCommand {
+    static let usage = """
+    usage: soundtrace match [--catalog PATH] [--json] FILE...
+
+    Tells, for each WAV file, which catalog recording it is and where in it the file starts, or
+    that it is not in the catalog. Files: RIFF WAV, PCM 16/24/32-bit or 32-bit float, mono or
+    stereo, 8–48 kHz.
+
+    options:
+      --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
+      --json            one JSON object per line and file: file, outcome (match, noMatch or failed),
+                        referenceId, title, creator, offsetSeconds, score (and error when failed)
+      -h, --help        show this help
+
+    exit status: 0 when every file was read, 2 for a wrong command line, 3 when the catalog or
+    a file could not be used.
+    """
+
+    let console: Console
+
+    func run(_ args: [String]) -> ExitCode {
+        let parsed: Arguments
+        do {
+            parsed = try Arguments(args, valueOptions: ["--catalog"], flagOptions: ["--json", "-h", "--help"])
+        } catch {
+            console.error("soundtrace match: \(error)\n\n\(Self.usage)")
+            return .usage
+        }
+        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        guard !parsed.positional.isEmpty else {
+            console.error("soundtrace match: name at least one WAV file to match\n\n\(Self.usage)")
+            return .usage
+        }
+        guard let catalog = loadCatalog(parsed.value("--catalog"), command: "match", console: console) else { return .inputError }
+        let json = parsed.flag("--json")
+        var status = ExitCode.success
+        for file in parsed.positional {
+            do {
+                let loaded = try RecordingLoader.load(path: file, parameters: catalog.parameters)
+                let verdict = try FileMatching.match(loaded.audio, catalog: catalog)
+                console.print(json ? Self.json(file: file, verdict: verdict, catalog: catalog)
+                                   : Self.text(file: file, verdict: verdict, catalog: catalog))
+            } catch {
+                status = .inputError
+                if json {
+                    console.print(Text.jsonObject([("file", Text.json(file)), ("outcome", Text.json("failed")),
+                                                   ("referenceId", "null"), ("title", "null"), ("creator", "null"),
+                                                   ("offsetSeconds", "null"), ("score", "0"), ("error", Text.json("\(error)"))]))
+                } else {
+                    console.error("soundtrace match: \(error)")
+                }
+            }
+        }
+        return status
+    }
+
+    static func json(file: String, verdict: Verdict, catalog: Catalog) -> String {
+        var pairs: [(String, String)] = [("file", Text.json(file)), ("outcome", Text.json(verdict.outcome.rawValue))]
+        if verdict.isMatch, let index = verdict.candidate {
+            let audio = catalog.references[index].audio
+            pairs += [("referenceId", Text.json(audio.id)), ("title", Text.json(audio.title)),
+                      ("creator", Text.json(audio.creator)), ("license", Text.json(audio.license)),
+                      ("offsetSeconds", Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames)))]
+        } else {
+            pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null")]
+        }
+        pairs += [("score", String(verdict.score)), ("runnerUpScore", String(verdict.runnerUpScore)),
+                  ("speedPercent", speedPercent(verdict, catalog, signed: false)), ("heard", Text.json(heard(verdict)))]
+        return Text.jsonObject(pairs)
+    }
+
+    static func text(file: String, verdict: Verdict, catalog: Catalog) -> String {
+        guard verdict.isMatch, let index = verdict.candidate else {
+            return "\(file): no match (\(heard(verdict)))"
+        }
+        let audio = catalog.references[index].audio
+        let offset = Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames))
+        return "\(file): match \(audio.id) \"\(audio.title)\" by \(audio.creator) at \(offset) s " +
+            "(score \(verdict.score), next best \(verdict.runnerUpScore), speed \(speedPercent(verdict, catalog)) %, license \(audio.license))"
+    }
+
+    /// Whether anything was heard at all, so that silence is told apart from unknown audio.
+    static func heard(_ verdict: Verdict) -> String {
+        if verdict.queryPeaks == 0 { return "silence or too quiet" }
+        return verdict.isMatch ? "catalog recording" : "heard audio that is not in the catalog"
+    }
+
+    /// Speed change in percent with one decimal; `signed` adds a "+" for people (JSON numbers cannot have one).
+    static func speedPercent(_ verdict: Verdict, _ catalog: Catalog, signed: Bool = true) -> String {
+        let permille = verdict.speedStep * 1000 / catalog.parameters.speedDenominator
+        let sign = permille > 0 ? (signed ? "+" : "") : permille < 0 ? "-" : ""
+        return "\(sign)\(abs(permille) / 10).\(abs(permille) % 10)"
+    }
+}

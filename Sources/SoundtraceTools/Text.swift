@@ -1,0 +1,38 @@
+/// Formatting shared by the commands.
+enum Text {
+    /// Seconds with millisecond precision, for people and for JSON.
+    static func seconds(_ value: Double) -> String {
+        let milliseconds = Int((value * 1000).rounded())
+        let sign = milliseconds < 0 ? "-" : ""
+        let m = abs(milliseconds)
+        let fraction = String(m % 1000)
+        return "\(sign)\(m / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+
+    /// A JSON string literal.
+    static func json(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    /// One JSON object from ordered key/value pairs whose values are already JSON.
+    static func jsonObject(_ pairs: [(String, String)]) -> String {
+        "{" + pairs.map { "\(json($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+}

@@ -1,0 +1,4 @@
+import Glibc
+import SoundtraceTools
+
+exit(SoundtraceCLI.run(Array(CommandLine.arguments.dropFirst()), console: .standard()).rawValue)

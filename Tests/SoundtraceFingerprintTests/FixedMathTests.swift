@@ -1,0 +1,61 @@
+import Glibc
+import Testing
+@testable import SoundtraceFingerprint
+import SoundtraceTestSupport
+
+@Suite struct FixedMathTests {
+    @Test func cosineAndSineHitExactAnglesAndAgreeWithLibm() {
+        let scale: Int64 = 1 << 30
+        #expect(FixedTrig.cos(numerator: 0, denominator: 8, scale: scale) == scale)
+        #expect(FixedTrig.cos(numerator: 2, denominator: 8, scale: scale) == 0)
+        #expect(FixedTrig.cos(numerator: 4, denominator: 8, scale: scale) == -scale)
+        #expect(FixedTrig.sin(numerator: 1, denominator: 12, scale: scale) == scale / 2)
+        #expect(FixedTrig.cos(numerator: -1, denominator: 6, scale: scale) == scale / 2)
+        for k in stride(from: -700, through: 700, by: 7) {
+            let expected = (cos(2 * Double.pi * Double(k) / 523) * Double(scale)).rounded()
+            #expect(abs(Double(FixedTrig.cos(numerator: k, denominator: 523, scale: scale)) - expected) <= 1)
+            let expectedSine = (sin(2 * Double.pi * Double(k) / 523) * Double(scale)).rounded()
+            #expect(abs(Double(FixedTrig.sin(numerator: k, denominator: 523, scale: scale)) - expectedSine) <= 1)
+        }
+    }
+
+    @Test func log2IsExactAtPowersOfTwoAndMonotonic() {
+        for bit in 1..<63 {
+            #expect(FixedLog.log2Q8(UInt64(1) << UInt64(bit)) == Int32(bit * 256))
+        }
+        var previous: Int32 = 0
+        for value in stride(from: UInt64(1), to: 1 << 20, by: 97) {
+            let log = FixedLog.log2Q8(value)
+            #expect(log >= previous)
+            #expect(abs(Double(log) / 256 - log2(Double(value))) < 0.02)
+            previous = log
+        }
+        #expect(FixedLog.log2Q8(0) == 0)
+    }
+
+    @Test func roundedDivisionRoundsHalvesAwayFromZero() {
+        #expect(roundedDivide(5, 2) == 3)
+        #expect(roundedDivide(-5, 2) == -3)
+        #expect(roundedDivide(5, -2) == -3)
+        #expect(roundedDivide(-5, -2) == 3)
+        #expect(roundedDivide(4, 3) == 1)
+        #expect(roundedDivide(-4, 3) == -1)
+    }
+
+    @Test func parabolicInterpolationFindsTheVertex() {
+        #expect(PeakPicker.parabolicOffsetQ4(10, 20, 10) == 0)
+        #expect(PeakPicker.parabolicOffsetQ4(10, 20, 20) == 8)
+        #expect(PeakPicker.parabolicOffsetQ4(20, 20, 10) == -8)
+        #expect(PeakPicker.parabolicOffsetQ4(20, 10, 20) == 0)  // a minimum: no refinement
+    }
+
+    @Test func sha256MatchesPublishedVectors() {
+        #expect(SHA256.hex(SHA256.digest([UInt8]())) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex(SHA256.digest(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex(SHA256.digest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        var hasher = SHA256()
+        for _ in 0..<1000 { hasher.update([UInt8](repeating: 0x61, count: 1000)) }
+        #expect(SHA256.hex(hasher.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}

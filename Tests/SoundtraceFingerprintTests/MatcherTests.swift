@@ -1,0 +1,101 @@
+import Testing
+@testable import SoundtraceFingerprint
+import SoundtraceTestSupport
+
+@Suite struct MatcherTests {
+    static let references: [(id: String, audio: PCMAudio)] = (1...4).map { ("song-\($0)", TestAudio.music(seed: UInt64($0), seconds: 40)) }
+    static let catalog: Catalog = { try! TestAudio.catalog(references).0 }()
+    static let rate = 8000
+
+    @Test(arguments: [(0, 3.0), (1, 17.5), (2, 30.25), (3, 8.0)])
+    func findsTheReferenceAndWhereTheQueryStarts(reference: Int, start: Double) throws {
+        let from = Int(start * Double(Self.rate)) + 37  // off the frame grid
+        let query = TestAudio.excerpt(Self.references[reference].audio, from: from, count: 5 * Self.rate)
+        let verdict = try TestAudio.match(query, Self.catalog)
+        #expect(verdict.outcome == .match)
+        #expect(verdict.candidate == reference)
+        let offset = Self.catalog.parameters.seconds(forFrames: verdict.offsetFrames)
+        #expect(abs(offset - Double(from) / Double(Self.rate)) <= 0.032)
+        #expect(verdict.speedStep == 0)
+    }
+
+    @Test func aQueryStartingBeforeTheReferenceHasANegativeOffset() throws {
+        let lead = PCMAudio(sampleRate: Self.rate, samples: [Int16](repeating: 0, count: Self.rate))
+        let query = PCMAudio(sampleRate: Self.rate, samples: lead.samples + Self.references[1].audio.samples.prefix(5 * Self.rate))
+        let verdict = try TestAudio.match(query, Self.catalog)
+        #expect(verdict.isMatch && verdict.candidate == 1)
+        #expect(abs(Self.catalog.parameters.seconds(forFrames: verdict.offsetFrames) + 1) <= 0.032)
+    }
+
+    @Test(arguments: [10.0, 0.0])
+    func survivesNoise(snr: Double) throws {
+        let clean = TestAudio.excerpt(Self.references[2].audio, from: 12 * Self.rate, count: 8 * Self.rate)
+        let verdict = try TestAudio.match(TestAudio.addNoise(clean, snrDB: snr, seed: 77), Self.catalog)
+        #expect(verdict.isMatch && verdict.candidate == 2)
+        #expect(abs(Self.catalog.parameters.seconds(forFrames: verdict.offsetFrames) - 12) <= 0.032)
+    }
+
+    @Test(arguments: [-2, -1, 1, 2])
+    func toleratesPlaybackSpeedChanges(percent: Int) throws {
+        // Claiming the audio was recorded at a different rate and converting it back changes its speed.
+        let excerpt = TestAudio.excerpt(Self.references[0].audio, from: 10 * Self.rate, count: 8 * Self.rate)
+        let claimed = PCMAudio(sampleRate: Self.rate * (100 + percent) / 100, samples: excerpt.samples)
+        let query = Resampler.convert(claimed, to: Self.rate)
+        let verdict = try TestAudio.match(query, Self.catalog)
+        #expect(verdict.isMatch && verdict.candidate == 0)
+        #expect(abs(Self.catalog.parameters.seconds(forFrames: verdict.offsetFrames) - 10) <= 0.1)
+        #expect(verdict.speedStep * 100 == percent * Self.catalog.parameters.speedDenominator)
+    }
+
+    @Test func silenceIsNoMatchWithNothingHeard() throws {
+        let verdict = try TestAudio.match(PCMAudio(sampleRate: Self.rate, samples: [Int16](repeating: 0, count: 10 * Self.rate)), Self.catalog)
+        #expect(verdict.outcome == .noMatch)
+        #expect(verdict.queryPeaks == 0)
+        let dither = TestAudio.noise(seed: 3, count: 10 * Self.rate, rms: 1)
+        #expect(try TestAudio.match(dither, Self.catalog).queryPeaks == 0)
+    }
+
+    @Test(arguments: [100.0, 3000.0])
+    func noiseIsNoMatch(rms: Double) throws {
+        let verdict = try TestAudio.match(TestAudio.noise(seed: 11, count: 10 * Self.rate, rms: rms), Self.catalog)
+        #expect(verdict.outcome == .noMatch)
+        #expect(verdict.queryPeaks > 0)
+    }
+
+    @Test(arguments: [101, 102, 103])
+    func unrelatedMusicIsNoMatch(seed: UInt64) throws {
+        let verdict = try TestAudio.match(TestAudio.music(seed: seed, seconds: 10), Self.catalog)
+        #expect(verdict.outcome == .noMatch)
+    }
+
+    @Test func verdictDoesNotDependOnBufferSizes() throws {
+        let query = TestAudio.excerpt(Self.references[3].audio, from: 5 * Self.rate, count: 5 * Self.rate)
+        let a = try TestAudio.match(query, Self.catalog, buffer: 160)
+        let b = try TestAudio.match(query, Self.catalog, buffer: 4096)
+        #expect(a == b)
+    }
+
+    @Test func verdictIsAvailableAtAnyTimeAndGrowsWithEvidence() throws {
+        let matcher = try QueryMatcher(catalog: Self.catalog)
+        #expect(matcher.verdict().outcome == .noMatch)
+        let audio = Self.references[1].audio.samples
+        var scores: [Int] = []
+        for second in 20..<26 {
+            matcher.push(Array(audio[(second * Self.rate)..<((second + 1) * Self.rate)]))
+            scores.append(matcher.verdict().score)
+        }
+        #expect(scores == scores.sorted())
+        #expect(matcher.verdict().isMatch && matcher.verdict().candidate == 1)
+    }
+
+    @Test func queriesBeyondTheLimitAreTruncatedNotUnbounded() throws {
+        var p = EngineParameters()
+        p.maxQuerySeconds = 3
+        let (catalog, _) = try TestAudio.catalog([("song-1", Self.references[0].audio)], parameters: p)
+        let matcher = try QueryMatcher(catalog: catalog)
+        matcher.push(Array(Self.references[0].audio.samples.prefix(10 * Self.rate)))
+        #expect(matcher.truncated)
+        #expect(matcher.framesHeard <= 3 * Self.rate / p.hopSize + 1)
+    }
+}
+

@@ -1,0 +1,64 @@
+import Glibc
+import Testing
+@testable import SoundtraceFingerprint
+import SoundtraceTestSupport
+
+@Suite struct ResamplerTests {
+    static func tone(_ frequency: Double, rate: Int, seconds: Double, amplitude: Double = 10000) -> PCMAudio {
+        let n = Int(seconds * Double(rate))
+        return PCMAudio(sampleRate: rate, samples: (0..<n).map {
+            Int16((amplitude * sin(2 * Double.pi * frequency * Double($0) / Double(rate))).rounded())
+        })
+    }
+
+    /// Amplitude of `frequency` in `audio` by correlation with a sine and cosine.
+    static func amplitude(of frequency: Double, in audio: PCMAudio) -> Double {
+        var s = 0.0, c = 0.0
+        let slice = audio.samples.dropFirst(200).dropLast(200)
+        for (i, x) in zip(slice.indices, slice) {
+            let phase = 2 * Double.pi * frequency * Double(i) / Double(audio.sampleRate)
+            s += Double(x) * sin(phase)
+            c += Double(x) * cos(phase)
+        }
+        return 2 * sqrt(s * s + c * c) / Double(slice.count)
+    }
+
+    @Test(arguments: [11025, 16000, 22050, 44100, 48000])
+    func keepsPassBandTonesAndRejectsAliases(rate: Int) {
+        let out = Resampler.convert(Self.tone(1000, rate: rate, seconds: 1), to: 8000)
+        #expect(abs(out.samples.count - 8000) <= 1)
+        let kept = Self.amplitude(of: 1000, in: out)
+        #expect(abs(kept - 10000) < 150, "1 kHz at \(rate) Hz came out at \(kept)")
+        if rate >= 16000 {
+            // 6 kHz cannot be represented at 8 kHz; it would fold to 2 kHz without the filter.
+            let aliased = Resampler.convert(Self.tone(6000, rate: rate, seconds: 1), to: 8000)
+            #expect(Self.amplitude(of: 2000, in: aliased) < 100)
+        }
+    }
+
+    @Test func unityGainAtDC() {
+        let out = Resampler.convert(PCMAudio(sampleRate: 44100, samples: [Int16](repeating: 12345, count: 44100)), to: 8000)
+        #expect(out.samples[100..<7900].allSatisfy { $0 == 12345 })
+    }
+
+    @Test func streamingGivesTheSameSamplesHoweverTheInputIsSplit() {
+        let input = TestAudio.music(seed: 5, seconds: 3, rate: 44100)
+        let whole = Resampler.convert(input, to: 8000).samples
+        var resampler = Resampler(inputRate: 44100, outputRate: 8000)
+        var pieces: [Int16] = []
+        var g = TestAudio.Generator(state: 9)
+        var start = 0
+        while start < input.samples.count {
+            let end = min(input.samples.count, start + g.int(1...5000))
+            pieces += resampler.process(Array(input.samples[start..<end]))
+            start = end
+        }
+        pieces += resampler.finish()
+        #expect(pieces == whole)
+    }
+
+    @Test func sameRateIsUntouched() {
+        let input = TestAudio.music(seed: 1, seconds: 1)
+        #expect(Resampler.convert(input, to: 8000) == input)
+    }
+}

@@ -1,0 +1,151 @@
+import Glibc
+import SoundtraceFingerprint
+
+/// Deterministic audio for tests: synthetic "music" (notes with harmonics and decaying envelopes),
+/// noise, silence and WAV bytes. Doubles are fine here: fixtures only need to be the same within a run.
+public enum TestAudio {
+    /// A small seeded generator (64-bit LCG), so fixtures do not depend on the system's randomness.
+    public struct Generator {
+        public var state: UInt64
+        public init(state: UInt64) { self.state = state }
+        public mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 11
+        }
+        public mutating func unit() -> Double { Double(next() % 1_000_000) / 1_000_000 }
+        public mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+    }
+
+    /// `seconds` of two-voice synthetic music at `rate` (plucked notes with three harmonics),
+    /// different for every seed.
+    public static func music(seed: UInt64, seconds: Double, rate: Int = 8000, amplitude: Double = 0.3) -> PCMAudio {
+        var g = Generator(state: seed &* 2654435761 &+ 17)
+        let count = Int(seconds * Double(rate))
+        var mix = [Double](repeating: 0, count: count)
+        let scale = [0, 2, 4, 5, 7, 9, 11]
+        for voice in 0..<2 {
+            var t = 0
+            while t < count {
+                let length = Int(Double(rate) * (0.12 + 0.3 * g.unit()))
+                let degree = scale[g.int(0...6)] + 12 * g.int(0...2)
+                let midi = Double((voice == 0 ? 60 : 48) + degree)
+                let frequency = 440 * pow(2, (midi - 69) / 12)
+                for i in 0..<min(length, count - t) {
+                    let time = Double(i) / Double(rate)
+                    let envelope = exp(-8 * time) * min(1, time * 200)
+                    var s = 0.0
+                    for h in 1...3 where frequency * Double(h) < Double(rate) / 2 {
+                        s += sin(2 * Double.pi * frequency * Double(h) * time) / Double(h)
+                    }
+                    mix[t + i] += s * envelope * (voice == 0 ? 1 : 0.6)
+                }
+                t += length
+            }
+        }
+        return PCMAudio(sampleRate: rate, samples: mix.map { Int16(clamping: Int(($0 * amplitude * 32767 / 2).rounded())) })
+    }
+
+    /// White noise with the given RMS in 16-bit units.
+    public static func noise(seed: UInt64, count: Int, rms: Double, rate: Int = 8000) -> PCMAudio {
+        var g = Generator(state: seed)
+        let samples = (0..<count).map { _ -> Int16 in
+            // Sum of uniforms: near-Gaussian with unit variance.
+            let u = (0..<12).reduce(0.0) { sum, _ in sum + g.unit() } - 6
+            return Int16(clamping: Int((u * rms).rounded()))
+        }
+        return PCMAudio(sampleRate: rate, samples: samples)
+    }
+
+    /// Pink-ish noise (equal energy per octave, Voss's method: a sum of random values held for
+    /// 1, 2, 4, … samples), scaled to the given RMS in 16-bit units.
+    public static func pinkNoise(seed: UInt64, count: Int, rms target: Double, rate: Int = 8000) -> PCMAudio {
+        var g = Generator(state: seed)
+        let rows = 12
+        var held = (0..<rows).map { _ in g.unit() - 0.5 }
+        var raw = [Double](repeating: 0, count: count)
+        for i in 0..<count {
+            for r in 0..<rows where i % (1 << r) == 0 { held[r] = g.unit() - 0.5 }
+            raw[i] = held.reduce(0, +) + (g.unit() - 0.5)
+        }
+        let level = sqrt(raw.reduce(0) { $0 + $1 * $1 } / Double(max(1, count)))
+        return PCMAudio(sampleRate: rate, samples: raw.map { Int16(clamping: Int(($0 / max(level, 1e-9) * target).rounded())) })
+    }
+
+    /// `signal` plus pink noise at `snrDB` relative to the signal's RMS.
+    public static func addPinkNoise(_ signal: PCMAudio, snrDB: Double, seed: UInt64) -> PCMAudio {
+        let level = rms(signal.samples[...]) / pow(10, snrDB / 20)
+        let n = pinkNoise(seed: seed, count: signal.samples.count, rms: level, rate: signal.sampleRate)
+        return PCMAudio(sampleRate: signal.sampleRate,
+                        samples: zip(signal.samples, n.samples).map { Int16(clamping: Int($0) + Int($1)) })
+    }
+
+    public static func rms(_ samples: ArraySlice<Int16>) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        return sqrt(samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count))
+    }
+
+    /// `signal` plus white noise at `snrDB` relative to the signal's RMS.
+    public static func addNoise(_ signal: PCMAudio, snrDB: Double, seed: UInt64) -> PCMAudio {
+        let level = rms(signal.samples[...]) / pow(10, snrDB / 20)
+        let n = noise(seed: seed, count: signal.samples.count, rms: level, rate: signal.sampleRate)
+        return PCMAudio(sampleRate: signal.sampleRate,
+                        samples: zip(signal.samples, n.samples).map { Int16(clamping: Int($0) + Int($1)) })
+    }
+
+    public static func excerpt(_ audio: PCMAudio, from start: Int, count: Int) -> PCMAudio {
+        PCMAudio(sampleRate: audio.sampleRate, samples: Array(audio.samples[start..<(start + count)]))
+    }
+
+    /// RIFF/WAVE bytes with the given header fields and raw sample bytes.
+    public static func wav(formatTag: UInt16 = 1, channels: UInt16 = 1, rate: UInt32 = 8000, bits: UInt16 = 16,
+                    data: [UInt8], blockAlign: UInt16? = nil, extraChunks: [UInt8] = [], dataSize: UInt32? = nil) -> [UInt8] {
+        var w: [UInt8] = []
+        func u16(_ v: UInt16) { w += [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u32(_ v: UInt32) { w += (0..<4).map { UInt8((v >> (8 * UInt32($0))) & 0xFF) } }
+        let align = blockAlign ?? channels * bits / 8
+        w += Array("RIFF".utf8)
+        u32(UInt32(4 + 24 + extraChunks.count + 8 + data.count))
+        w += Array("WAVE".utf8) + Array("fmt ".utf8)
+        u32(16)
+        u16(formatTag)
+        u16(channels)
+        u32(rate)
+        u32(rate * UInt32(align))
+        u16(align)
+        u16(bits)
+        w += extraChunks + Array("data".utf8)
+        u32(dataSize ?? UInt32(data.count))
+        w += data
+        return w
+    }
+
+    public static func int16Bytes(_ samples: [Int16]) -> [UInt8] {
+        samples.flatMap { [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)] }
+    }
+
+    /// A catalog built in memory from references with synthetic audio.
+    public static func catalog(_ items: [(id: String, audio: PCMAudio)], parameters: EngineParameters = EngineParameters()) throws -> (Catalog, [UInt8]) {
+        let inputs = items.map { item in
+            CatalogBuilder.Input(
+                audio: ReferenceAudio(id: item.id, title: "Title \(item.id)", creator: "Tests", license: "CC0-1.0",
+                                      sourceFile: "\(item.id).wav", metadata: [.init(key: "kind", value: "synthetic")]),
+                samples: item.audio, sourceSHA256: SHA256.digest(int16Bytes(item.audio.samples)))
+        }
+        let landmarks = try inputs.map { try CatalogBuilder.landmarks(of: $0, parameters: parameters) }
+        let bytes = try CatalogBuilder.encode(version: 3, inputs: inputs, landmarks: landmarks, parameters: parameters)
+        return (try CatalogFile.decode(bytes, path: "memory.catalog", parameters: parameters), bytes)
+    }
+
+    /// The verdict for `audio` at the engine's rate, fed in capture-sized buffers.
+    public static func match(_ audio: PCMAudio, _ catalog: Catalog, buffer: Int = 1000) throws -> Verdict {
+        let matcher = try QueryMatcher(catalog: catalog)
+        var start = 0
+        while start < audio.samples.count {
+            let end = min(audio.samples.count, start + buffer)
+            matcher.push(Array(audio.samples[start..<end]))
+            start = end
+        }
+        matcher.finish()
+        return matcher.verdict()
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import SoundtraceFingerprint
+import SoundtraceTestSupport
+import Testing
+@testable import SoundtraceTools
+
+/// The bundled sample catalog: reproducible, self-consistent, and recognizing its own recordings
+/// through noise while refusing silence, noise and recordings that are not in it.
+@Suite(.serialized) struct SampleCatalogTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let manifestPath = root + "/catalog/manifest.json"
+    static let catalogPath = root + "/catalog/soundtrace.catalog"
+    /// The committed catalog's content hash (as `catalog build` prints it). It changes only when the
+    /// recordings, the manifest or the engine's catalog parameters change; update it together with
+    /// catalog/soundtrace.catalog.
+    static let goldenCatalogHash = "4dea8440a3f71062d9b9f6f7f689b1664214d4dcecd76def934f25ad92554fb7"
+
+    static let catalog: Catalog = { try! CatalogFile.load(path: catalogPath) }()
+    static let rate = 8000
+
+    static func recording(_ id: String) throws -> PCMAudio {
+        let reference = try #require(catalog.reference(id: id))
+        return try RecordingLoader.load(path: root + "/catalog/" + reference.audio.sourceFile).audio
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "soundtrace-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func committedCatalogHasTheGoldenHash() throws {
+        #expect(Self.catalog.manifest.hash == Self.goldenCatalogHash)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.catalogPath)))
+        #expect(SHA256.hex(SHA256.digest(bytes.dropLast(40))) == Self.goldenCatalogHash)
+        #expect(Self.catalog.references.count >= 6)
+    }
+
+    @Test func rebuildingGivesAByteIdenticalCatalog() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = dir + "/rebuilt.catalog"
+        let run = CLIRun(["catalog", "build", "--manifest", Self.manifestPath, "--out", out])
+        #expect(run.status == .success, "\(run.err)")
+        #expect(run.out.contains("sha256 \(Self.catalog.manifest.hash)"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(contentsOf: URL(fileURLWithPath: Self.catalogPath)))
+    }
+
+    @Test func verifyProvesEveryRecordingMatchesItself() {
+        let run = CLIRun(["catalog", "verify", "--catalog", Self.catalogPath])
+        #expect(run.status == .success, "\(run.out)\(run.err)")
+        #expect(run.out.components(separatedBy: "\nok   ").count - 1 == Self.catalog.references.count)
+        #expect(run.out.hasSuffix("verified: every recording matches itself at the right offset\n"))
+    }
+
+    @Test func verifyFailsWhenARecordingIsNotTheOneIndexed() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/audio", withIntermediateDirectories: true)
+        for reference in Self.catalog.references {
+            try FileManager.default.copyItem(atPath: Self.root + "/catalog/" + reference.audio.sourceFile,
+                                             toPath: dir + "/" + reference.audio.sourceFile)
+        }
+        // Swap two recordings: each file is valid audio, but not the one indexed under its name.
+        let a = dir + "/" + Self.catalog.references[0].audio.sourceFile
+        let b = dir + "/" + Self.catalog.references[1].audio.sourceFile
+        try FileManager.default.moveItem(atPath: a, toPath: dir + "/swap.wav")
+        try FileManager.default.moveItem(atPath: b, toPath: a)
+        try FileManager.default.moveItem(atPath: dir + "/swap.wav", toPath: b)
+        let run = CLIRun(["catalog", "verify", "--catalog", Self.catalogPath, "--audio-root", dir])
+        #expect(run.status == .checkFailed)
+        #expect(run.out.contains("FAIL \(Self.catalog.references[0].audio.id): "))
+        #expect(run.out.contains("SHA-256 differs"))
+        #expect(run.err.contains("2 of \(Self.catalog.references.count) recordings failed"))
+    }
+
+    @Test(arguments: [0.0, -5.0])
+    func everyRecordingThroughPinkNoiseMatchesAtTheRightOffset(snr: Double) throws {
+        for (index, reference) in Self.catalog.references.enumerated() {
+            let audio = try Self.recording(reference.audio.id)
+            let start = audio.samples.count / 3 + 101
+            let clip = TestAudio.addPinkNoise(TestAudio.excerpt(audio, from: start, count: 8 * Self.rate), snrDB: snr, seed: UInt64(index + 1))
+            let verdict = try TestAudio.match(clip, Self.catalog)
+            #expect(verdict.isMatch && verdict.candidate == index, "\(reference.audio.id) at \(snr) dB: \(verdict)")
+            let offset = Self.catalog.parameters.seconds(forFrames: verdict.offsetFrames)
+            #expect(abs(offset - Double(start) / Double(Self.rate)) <= 0.05, "\(reference.audio.id): \(offset)")
+        }
+    }
+
+    @Test func silenceNoiseAndOutsideRecordingsAreNoMatch() throws {
+        var queries: [(String, PCMAudio)] = [
+            ("silence", PCMAudio(sampleRate: Self.rate, samples: [Int16](repeating: 0, count: 10 * Self.rate))),
+            ("white noise", TestAudio.noise(seed: 5, count: 10 * Self.rate, rms: 2000)),
+            ("pink noise", TestAudio.pinkNoise(seed: 6, count: 10 * Self.rate, rms: 3000)),
+            ("synthetic music", TestAudio.music(seed: 42, seconds: 10)),
+        ]
+        for name in ["quiet-ferry-piano", "salt-meadow-mallets"] {
+            let audio = try RecordingLoader.load(path: Self.root + "/catalog/outside/\(name).wav").audio
+            for start in stride(from: 0, to: audio.samples.count - 10 * Self.rate, by: 7 * Self.rate) {
+                queries.append(("\(name)@\(start / Self.rate)", TestAudio.excerpt(audio, from: start, count: 10 * Self.rate)))
+            }
+            queries.append((name, audio))
+        }
+        for (name, query) in queries {
+            let verdict = try TestAudio.match(query, Self.catalog)
+            #expect(verdict.outcome == .noMatch, "\(name): \(verdict)")
+        }
+    }
+
+    @Test func matchPrintsOneJSONObjectPerFile() throws {
+        let outside = Self.root + "/catalog/outside/quiet-ferry-piano.wav"
+        let inside = Self.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile
+        let run = CLIRun(["match", "--catalog", Self.catalogPath, "--json", inside, outside, "/nonexistent.wav"])
+        #expect(run.status == .inputError)
+        let lines = run.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects[0]["outcome"] as? String == "match")
+        #expect(objects[0]["referenceId"] as? String == Self.catalog.references[2].audio.id)
+        #expect(objects[0]["title"] as? String == Self.catalog.references[2].audio.title)
+        #expect(objects[0]["creator"] as? String == Self.catalog.references[2].audio.creator)
+        #expect((objects[0]["offsetSeconds"] as? Double).map { abs($0) < 0.02 } == true)
+        #expect((objects[0]["score"] as? Int).map { $0 > 100 } == true)
+        #expect(objects[1]["outcome"] as? String == "noMatch")
+        #expect(objects[1]["referenceId"] is NSNull)
+        #expect(objects[2]["outcome"] as? String == "failed")
+        #expect((objects[2]["error"] as? String)?.contains("/nonexistent.wav") == true)
+        for object in objects {
+            for key in ["file", "outcome", "referenceId", "title", "creator", "offsetSeconds", "score"] {
+                #expect(object[key] != nil, "missing \(key)")
+            }
+        }
+    }
+
+    @Test func listAndShowBrowseTheCatalog() {
+        let list = CLIRun(["catalog", "list", "--catalog", Self.catalogPath])
+        #expect(list.status == .success)
+        for reference in Self.catalog.references {
+            #expect(list.out.contains("\(reference.audio.id)  "))
+        }
+        let id = Self.catalog.references[0].audio.id
+        let show = CLIRun(["catalog", "show", "--catalog", Self.catalogPath, id])
+        #expect(show.status == .success)
+        #expect(show.out.hasPrefix("id: \(id)\ntitle: \(Self.catalog.references[0].audio.title)\n"))
+        #expect(show.out.contains("license: CC0-1.0\n"))
+        let missing = CLIRun(["catalog", "show", "--catalog", Self.catalogPath, "no-such-id"])
+        #expect(missing.status == .inputError)
+        #expect(missing.err.contains("no recording 'no-such-id'"))
+    }
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what building and testing Soundtrace needs on Debian 12, and fetches KissFFT's sources.
+# Idempotent: installs only missing packages, fetches only missing sources.
+set -euo pipefail
+
+# Build and test needs. The Swift toolchain itself is expected at /opt/swift or on PATH.
+packages=(ca-certificates pkg-config libc6-dev)
+# Extra packages by purpose, selected with arguments: `setup.sh catalog` adds the renderer.
+for purpose in "$@"; do
+  case "$purpose" in
+    catalog) packages+=(fluidsynth fluid-soundfont-gm sox) ;;
+    bench) packages+=(sox libsox-fmt-all espeak-ng valgrind wesnoth-1.16-music hyperrogue-music) ;;
+    *) echo "setup.sh: unknown purpose '$purpose' (known: catalog, bench)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null
+  $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "note: swift is not on PATH; use /opt/swift/usr/bin or add it to PATH" >&2
+  else
+    echo "setup.sh: no Swift toolchain found; install Swift 6 (swift.org) and put it on PATH" >&2
+    exit 1
+  fi
+fi
+
+"$(dirname "$0")/fetch-kissfft.sh"
