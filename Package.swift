@@ -22,6 +22,22 @@ let package = Package(
             name: "SoundtraceFingerprint",
             dependencies: ["CKissFFT"]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // History and favorites (SQLite). No Foundation: the daemon links it and must stay small.
+        .target(
+            name: "SoundtraceStore",
+            dependencies: ["CSQLite"]
+        ),
+        // A child process for the power-loss test: writes events until it is killed.
+        .executableTarget(
+            name: "soundtrace-store-writer",
+            dependencies: ["SoundtraceStore"]
+        ),
         .target(
             name: "SoundtraceTools",
             dependencies: ["SoundtraceFingerprint"]
@@ -39,6 +55,10 @@ let package = Package(
         .testTarget(
             name: "SoundtraceFingerprintTests",
             dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport"]
+        ),
+        .testTarget(
+            name: "SoundtraceStoreTests",
+            dependencies: ["SoundtraceStore"]
         ),
         .testTarget(
             name: "SoundtraceToolsTests",

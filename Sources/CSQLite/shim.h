@@ -1,0 +1,7 @@
+#ifndef SOUNDTRACE_CSQLITE_SHIM_H
+#define SOUNDTRACE_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
+static inline sqlite3_destructor_type soundtrace_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+#endif

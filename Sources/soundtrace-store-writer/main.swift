@@ -1,0 +1,2 @@
+// Placeholder: the power-loss test's writer process (issue 4) is being written.
+print("soundtrace-store-writer")

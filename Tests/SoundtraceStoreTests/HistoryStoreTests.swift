@@ -1,0 +1,6 @@
+import Testing
+import SoundtraceStore
+
+@Test func linksSQLite() {
+    #expect(HistoryStorePlaceholder.sqliteVersion.hasPrefix("3."))
+}
