@@ -22,6 +22,8 @@ let package = Package(
             name: "SoundtraceFingerprint",
             dependencies: ["CKissFFT"]
         ),
+        // Sessions, states, decisions and texts: no I/O, no C, no dependencies.
+        .target(name: "SoundtraceCore"),
         .systemLibrary(
             name: "CSQLite",
             path: "Sources/CSQLite",
@@ -55,6 +57,10 @@ let package = Package(
         .testTarget(
             name: "SoundtraceFingerprintTests",
             dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport"]
+        ),
+        .testTarget(
+            name: "SoundtraceCoreTests",
+            dependencies: ["SoundtraceCore"]
         ),
         .testTarget(
             name: "SoundtraceStoreTests",

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # Build and test needs. The Swift toolchain itself is expected at /opt/swift or on PATH.
-packages=(ca-certificates pkg-config libc6-dev libsqlite3-dev)
+packages=(ca-certificates pkg-config libc6-dev libsqlite3-dev libasound2-dev)
 # Extra packages by purpose, selected with arguments: `setup.sh catalog` adds the renderer.
 for purpose in "$@"; do
   case "$purpose" in

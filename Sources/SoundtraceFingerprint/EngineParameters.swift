@@ -32,7 +32,7 @@ public struct EngineParameters: Sendable, Equatable {
     /// Peaks are thinned per block of this many frames to the strongest few.
     public var densityBlockFrames = 32
     /// Peaks kept per block when indexing a reference.
-    public var referencePeaksPerBlock = 10
+    public var referencePeaksPerBlock = 14
 
     // MARK: Landmarks
 
@@ -42,7 +42,7 @@ public struct EngineParameters: Sendable, Equatable {
     /// ... and at most this many bins above or below it.
     public var maxPairBins = 63
     /// Pairs formed per anchor peak in a reference (nearest in time first).
-    public var referenceFanOut = 5
+    public var referenceFanOut = 6
 
     // MARK: Index layout
 
@@ -66,7 +66,7 @@ public struct EngineParameters: Sendable, Equatable {
     /// Frames on each side of an offset that count as the same alignment.
     public var offsetToleranceFrames = 1
     /// Audio beyond this many seconds of one query is not analysed, which bounds a query's memory.
-    public var maxQuerySeconds = 60
+    public var maxQuerySeconds = 30
 
     // MARK: Decision
 

@@ -11,10 +11,10 @@ final class PeakPicker {
         let whitened: [Int32]
         let bandMax: [Int32]  // max of `logPower` over ±peakBinRadius bins
     }
-    private var rows: [Row] = []
+    @exclusivity(unchecked) private var rows: [Row] = []
     private var nextCenter = 0
     private var lastFrame = -1
-    private var candidates: [Peak] = []
+    @exclusivity(unchecked) private var candidates: [Peak] = []
     private var currentBlock = 0
 
     init(parameters: EngineParameters, peaksPerBlock: Int) {
@@ -50,24 +50,32 @@ final class PeakPicker {
 
     private func makeRow(frame: Int, logPower: [Int32]) -> Row {
         let bins = logPower.count
-        var prefix = [Int64](repeating: 0, count: bins + 1)
-        for i in 0..<bins { prefix[i + 1] = prefix[i] + Int64(logPower[i]) }
         let w = parameters.whiteningHalfWidth
-        var whitened = [Int32](repeating: Int32.min / 2, count: bins)
-        for f in parameters.minPeakBin...parameters.maxPeakBin {
-            let lo = max(0, f - w)
-            let hi = min(bins - 1, f + w)
-            let mean = (prefix[hi + 1] - prefix[lo]) / Int64(hi - lo + 1)
-            whitened[f] = logPower[f] - Int32(mean)
-        }
         let r = parameters.peakBinRadius
+        let low = parameters.minPeakBin
+        let high = parameters.maxPeakBin
+        var whitened = [Int32](repeating: Int32.min / 2, count: bins)
         var bandMax = [Int32](repeating: Int32.min / 2, count: bins)
-        for f in parameters.minPeakBin...parameters.maxPeakBin {
-            var m = Int32.min / 2
-            for g in max(parameters.minPeakBin, f - r)...min(parameters.maxPeakBin, f + r) where logPower[g] > m {
-                m = logPower[g]
+        logPower.withUnsafeBufferPointer { power in
+            var prefix = [Int64](repeating: 0, count: bins + 1)
+            prefix.withUnsafeMutableBufferPointer { sum in
+                for i in 0..<bins { sum[i + 1] = sum[i] + Int64(power[i]) }
+                whitened.withUnsafeMutableBufferPointer { white in
+                    for f in low...high {
+                        let lo = max(0, f - w)
+                        let hi = min(bins - 1, f + w)
+                        let mean = (sum[hi + 1] - sum[lo]) / Int64(hi - lo + 1)
+                        white[f] = power[f] - Int32(mean)
+                    }
+                }
             }
-            bandMax[f] = m
+            bandMax.withUnsafeMutableBufferPointer { band in
+                for f in low...high {
+                    var m = Int32.min / 2
+                    for g in max(low, f - r)...min(high, f + r) where power[g] > m { m = power[g] }
+                    band[f] = m
+                }
+            }
         }
         return Row(frame: frame, logPower: logPower, whitened: whitened, bandMax: bandMax)
     }
@@ -84,23 +92,29 @@ final class PeakPicker {
             flushBlock(emit: emit)
             currentBlock = block
         }
-        guard let row = row(center) else { return }
+        guard let row = row(center), let first = rows.first else { return }
         let radius = parameters.peakFrameRadius
-        let neighbours = (center - radius...center + radius).compactMap { self.row($0) }
+        let neighbours = max(0, center - radius - first.frame)..<min(rows.count, center + radius - first.frame + 1)
         for f in parameters.minPeakBin...parameters.maxPeakBin {
             let value = row.logPower[f]
             guard row.whitened[f] >= parameters.minPeakContrast, value >= parameters.absolutePeakFloor,
                   value == row.bandMax[f] else { continue }
-            guard neighbours.allSatisfy({ $0.bandMax[f] <= value }) else { continue }
+            var isMaximum = true
+            for n in neighbours where rows[n].bandMax[f] > value {
+                isMaximum = false
+                break
+            }
+            guard isMaximum else { continue }
             // Plateaus: only the earliest (then lowest) point of equal value is a peak.
             guard !hasEarlierEqual(value: value, center: center, bin: f, neighbours: neighbours) else { continue }
             candidates.append(makePeak(row: row, center: center, bin: f))
         }
     }
 
-    private func hasEarlierEqual(value: Int32, center: Int, bin: Int, neighbours: [Row]) -> Bool {
+    private func hasEarlierEqual(value: Int32, center: Int, bin: Int, neighbours: Range<Int>) -> Bool {
         let r = parameters.peakBinRadius
-        for other in neighbours where other.frame <= center && other.bandMax[bin] == value {
+        for n in neighbours where rows[n].frame <= center && rows[n].bandMax[bin] == value {
+            let other = rows[n]
             for g in max(parameters.minPeakBin, bin - r)...min(parameters.maxPeakBin, bin + r)
             where other.logPower[g] == value && (other.frame < center || g < bin) {
                 return true

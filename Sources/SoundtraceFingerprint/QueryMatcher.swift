@@ -9,10 +9,10 @@ public final class QueryMatcher {
     private let pairer: PeakPairer
     private let maxFrames: Int
 
-    private var votes: [Int64: UInt16] = [:]
-    private var bestScore: [Int]
-    private var bestOffset: [Int]
-    private var bestStep: [Int]
+    @exclusivity(unchecked) private var votes: VoteGrid
+    @exclusivity(unchecked) private var bestScore: [Int]
+    @exclusivity(unchecked) private var bestOffset: [Int]
+    @exclusivity(unchecked) private var bestStep: [Int]
     private var hits = 0
     private var peaks = 0
     private var landmarks = 0
@@ -34,6 +34,9 @@ public final class QueryMatcher {
         pairer = PeakPairer(minFrames: max(1, p.minPairFrames - 1), maxFrames: p.maxPairFrames + 2,
                             maxBins: p.maxPairBins + 2, fanOut: p.queryFanOut)
         maxFrames = p.maxQuerySeconds * p.sampleRate / p.hopSize
+        // A query can start before its reference by at most its own (warped) length.
+        votes = VoteGrid(referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
+                         padding: maxFrames + maxFrames / 40 + 2)
         let count = catalog.references.count
         bestScore = [Int](repeating: 0, count: count)
         bestOffset = [Int](repeating: 0, count: count)
@@ -74,40 +77,38 @@ public final class QueryMatcher {
         landmarks += 1
         let d = parameters.speedDenominator
         let limit = parameters.maxEntriesPerHash
-        for step in parameters.speedSteps {
+        for (stepIndex, step) in parameters.speedSteps.enumerated() {
             let n = d + step
             let anchorBin = roundedDivide(anchor.binQ4 * d, n)
             let targetBin = roundedDivide(target.binQ4 * d, n)
             let deltaTime = roundedDivide((target.timeQ4 - anchor.timeQ4) * n, d)
-            guard let hash = LandmarkHash.make(anchorBinQ4: anchorBin, targetBinQ4: targetBin, deltaTimeQ4: deltaTime) else { continue }
             let anchorFrame = roundedDivide(anchor.timeQ4 * n, d * 16)
+            // No tolerance on the frame difference: looking up neighbouring differences helped noisy
+            // queries but matched other pieces with the same instruments at a similar tempo.
+            guard let hash = LandmarkHash.make(anchorBinQ4: anchorBin, targetBinQ4: targetBin, deltaTimeQ4: deltaTime) else { continue }
             catalog.index.lookup(hash, limit: limit) { reference, frame in
-                vote(reference: reference, step: step, offset: frame - anchorFrame)
+                vote(reference: reference, stepIndex: stepIndex, offset: frame - anchorFrame)
             }
         }
     }
 
-    private static let offsetBias = 1 << 24
-
-    private func key(_ reference: Int, _ step: Int, _ offset: Int) -> Int64 {
-        Int64(reference) << 40 | Int64(step + 128) << 32 | Int64(offset + Self.offsetBias)
-    }
-
-    private func vote(reference: Int, step: Int, offset: Int) {
+    private func vote(reference: Int, stepIndex: Int, offset: Int) {
+        guard let cell = votes.cell(reference: reference, step: stepIndex, offset: offset) else { return }
         hits += 1
-        let k = key(reference, step, offset)
-        let count = votes[k, default: 0]
-        if count < UInt16.max { votes[k] = count + 1 }
+        votes.add(cell)
+        // The windows centred one frame either side of the vote, and on it, all contain it.
         let tolerance = parameters.offsetToleranceFrames
-        for centre in (offset - tolerance)...(offset + tolerance) {
-            var score = 0
-            for o in (centre - tolerance)...(centre + tolerance) {
-                score += Int(votes[key(reference, step, o)] ?? 0)
+        var running = votes.window(cell - tolerance, radius: tolerance)
+        for shift in -tolerance...tolerance {
+            if shift > -tolerance {
+                running += votes.count(cell + shift + tolerance) - votes.count(cell + shift - tolerance - 1)
             }
-            if score > bestScore[reference] {
-                bestScore[reference] = score
-                bestOffset[reference] = centre
-                bestStep[reference] = step
+            // Ties go to the speed closer to normal: neighbouring hypotheses overlap.
+            if running > bestScore[reference]
+                || (running == bestScore[reference] && abs(parameters.speedSteps[stepIndex]) < abs(parameters.speedSteps[bestStep[reference]])) {
+                bestScore[reference] = running
+                bestOffset[reference] = offset + shift
+                bestStep[reference] = stepIndex
             }
         }
     }
@@ -119,7 +120,7 @@ public final class QueryMatcher {
         var weighted = 0
         var total = 0
         for o in (centre - tolerance)...(centre + tolerance) {
-            let count = Int(votes[key(reference, bestStep[reference], o)] ?? 0)
+            let count = votes.cell(reference: reference, step: bestStep[reference], offset: o).map(votes.count) ?? 0
             weighted += count * o
             total += count
         }
@@ -143,7 +144,7 @@ public final class QueryMatcher {
             && score * 256 >= p.minRatioOverRunnerUpQ8 * max(runnerUp, 1)
             && score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
         return Verdict(outcome: isMatch ? .match : .noMatch, candidate: winner,
-                       offsetFrames: winner.map(refinedOffset) ?? 0, speedStep: winner.map { bestStep[$0] } ?? 0,
+                       offsetFrames: winner.map(refinedOffset) ?? 0, speedStep: winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
                        score: score, runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks,
                        queryLandmarks: landmarks, framesHeard: framesHeard)
     }

@@ -3,10 +3,11 @@ public enum RecordingLoader {
     public struct Loaded: Sendable {
         public let audio: PCMAudio
         public let sourceSampleRate: Int
+        /// SHA-256 of the file, when asked for (catalog build and verify); empty otherwise.
         public let sourceSHA256: [UInt8]
     }
 
-    public static func load(path: String, parameters: EngineParameters = EngineParameters()) throws(WAVError) -> Loaded {
+    public static func load(path: String, parameters: EngineParameters = EngineParameters(), checksum: Bool = false) throws(WAVError) -> Loaded {
         let bytes: [UInt8]
         do {
             bytes = try FileBytes.read(path: path, limit: WAVReader.maximumFileBytes)
@@ -18,6 +19,6 @@ public enum RecordingLoader {
         }
         let source = try WAVReader.decode(bytes, name: path)
         return Loaded(audio: Resampler.convert(source, to: parameters.sampleRate), sourceSampleRate: source.sampleRate,
-                      sourceSHA256: SHA256.digest(bytes))
+                      sourceSHA256: checksum ? SHA256.digest(bytes) : [])
     }
 }

@@ -105,12 +105,14 @@ public struct Resampler: Sendable {
 
     private func sample(at n: Int) -> Int16 {
         let (index, phase) = position(of: n)
-        let kernel = taps[phase]
+        let first = index - halfTaps + 1 - bufferStart
         var acc: Int64 = 0
-        var b = index - halfTaps + 1 - bufferStart
-        for tap in kernel {
-            acc += Int64(tap) * Int64(buffer[b])
-            b += 1
+        taps[phase].withUnsafeBufferPointer { kernel in
+            buffer.withUnsafeBufferPointer { input in
+                for t in 0..<kernel.count {
+                    acc += Int64(kernel[t]) * Int64(input[first + t])
+                }
+            }
         }
         let rounded = (acc + (1 << 14)) >> 15
         return Int16(clamping: rounded)

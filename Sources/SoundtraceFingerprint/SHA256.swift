@@ -20,10 +20,24 @@ public struct SHA256: Sendable {
 
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         length &+= UInt64(bytes.count)
-        for byte in bytes {
+        var rest = bytes[...]
+        // Whole blocks straight from contiguous input, without copying them into `block`.
+        if block.isEmpty {
+            let handled: Int? = rest.withContiguousStorageIfAvailable { buffer -> Int in
+                var offset = 0
+                while buffer.count - offset >= 64 {
+                    compress(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[offset..<(offset + 64)])))
+                    offset += 64
+                }
+                return offset
+            }
+            if let handled { rest = rest.dropFirst(handled) }
+        }
+        for byte in rest {
             block.append(byte)
             if block.count == 64 {
-                compress()
+                let copy = block
+                copy.withUnsafeBytes { compress($0) }
                 block.removeAll(keepingCapacity: true)
             }
         }
@@ -34,12 +48,14 @@ public struct SHA256: Sendable {
         block.append(0x80)
         if block.count > 56 {
             while block.count < 64 { block.append(0) }
-            compress()
+            let copy = block
+            copy.withUnsafeBytes { compress($0) }
             block.removeAll(keepingCapacity: true)
         }
         while block.count < 56 { block.append(0) }
         for i in (0..<8).reversed() { block.append(UInt8((bitLength >> (UInt64(i) * 8)) & 0xFF)) }
-        compress()
+        let copy = block
+        copy.withUnsafeBytes { compress($0) }
         return state.flatMap { word in (0..<4).reversed().map { UInt8((word >> (UInt32($0) * 8)) & 0xFF) } }
     }
 
@@ -54,10 +70,19 @@ public struct SHA256: Sendable {
         return String(digest.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
     }
 
-    private mutating func compress() {
-        var w = [UInt32](repeating: 0, count: 64)
+    /// One 64-byte block.
+    private mutating func compress(_ input: UnsafeRawBufferPointer) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            Self.k.withUnsafeBufferPointer { k in
+                compress(input, w, k)
+            }
+        }
+    }
+
+    private mutating func compress(_ input: UnsafeRawBufferPointer, _ w: UnsafeMutableBufferPointer<UInt32>,
+                                   _ k: UnsafeBufferPointer<UInt32>) {
         for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+            w[i] = UInt32(input[4 * i]) << 24 | UInt32(input[4 * i + 1]) << 16 | UInt32(input[4 * i + 2]) << 8 | UInt32(input[4 * i + 3])
         }
         for i in 16..<64 {
             let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
@@ -69,7 +94,7 @@ public struct SHA256: Sendable {
         for i in 0..<64 {
             let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
             let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.k[i] &+ w[i]
+            let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
             let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
             let majority = (a & b) ^ (a & c) ^ (b & c)
             let t2 = s0 &+ majority

@@ -4,9 +4,9 @@ final class Spectrogram {
     let parameters: EngineParameters
     private let fft: FixedRealFFT
     private let window: [Int32]  // periodic Hann, Q15
-    private var pending: [Int16] = []
-    private var frameInput: [Int32]
-    private var power: [UInt64]
+    @exclusivity(unchecked) private var pending: [Int16] = []
+    @exclusivity(unchecked) private var frameInput: [Int32]
+    @exclusivity(unchecked) private var power: [UInt64]
     private(set) var framesProduced = 0
 
     init?(parameters: EngineParameters) {

@@ -49,7 +49,7 @@ struct CatalogBuildCommand {
             let path = (manifest.folder as NSString).appendingPathComponent(reference.sourceFile)
             console.progress("[\(i + 1)/\(total)] \(reference.id): reading \(reference.sourceFile)")
             do {
-                let loaded = try RecordingLoader.load(path: path, parameters: parameters)
+                let loaded = try RecordingLoader.load(path: path, parameters: parameters, checksum: true)
                 let input = CatalogBuilder.Input(audio: reference, samples: loaded.audio, sourceSHA256: loaded.sourceSHA256)
                 console.progress("[\(i + 1)/\(total)] \(reference.id): fingerprinting \(Text.seconds(loaded.audio.durationSeconds)) s")
                 let result = try CatalogBuilder.landmarks(of: input, parameters: parameters)

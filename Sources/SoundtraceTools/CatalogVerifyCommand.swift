@@ -70,7 +70,7 @@ struct CatalogVerifyCommand {
         let path = (root as NSString).appendingPathComponent(reference.audio.sourceFile)
         let loaded: RecordingLoader.Loaded
         do {
-            loaded = try RecordingLoader.load(path: path, parameters: p)
+            loaded = try RecordingLoader.load(path: path, parameters: p, checksum: true)
         } catch {
             return "\(error) (pass --audio-root if the recordings live elsewhere)"
         }

@@ -13,6 +13,9 @@ struct MatchCommand {
       --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
       --json            one JSON object per line and file: file, outcome (match, noMatch or failed),
                         referenceId, title, creator, offsetSeconds, score (and error when failed)
+      --explain         with --json, add the matcher's evidence for tuning and diagnosis:
+                        candidateId and candidateOffsetSeconds (the best alignment, which for a
+                        noMatch is NOT a result), chanceLevel, queryPeaks, queryLandmarks
       -h, --help        show this help
 
     exit status: 0 when every file was read, 2 for a wrong command line, 3 when the catalog or
@@ -24,7 +27,7 @@ struct MatchCommand {
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
         do {
-            parsed = try Arguments(args, valueOptions: ["--catalog"], flagOptions: ["--json", "-h", "--help"])
+            parsed = try Arguments(args, valueOptions: ["--catalog"], flagOptions: ["--json", "--explain", "-h", "--help"])
         } catch {
             console.error("soundtrace match: \(error)\n\n\(Self.usage)")
             return .usage
@@ -36,12 +39,17 @@ struct MatchCommand {
         }
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "match", console: console) else { return .inputError }
         let json = parsed.flag("--json")
+        let explain = parsed.flag("--explain")
+        guard !explain || json else {
+            console.error("soundtrace match: --explain adds fields to --json output; pass both\n\n\(Self.usage)")
+            return .usage
+        }
         var status = ExitCode.success
         for file in parsed.positional {
             do {
                 let loaded = try RecordingLoader.load(path: file, parameters: catalog.parameters)
                 let verdict = try FileMatching.match(loaded.audio, catalog: catalog)
-                console.print(json ? Self.json(file: file, verdict: verdict, catalog: catalog)
+                console.print(json ? Self.json(file: file, verdict: verdict, catalog: catalog, explain: explain)
                                    : Self.text(file: file, verdict: verdict, catalog: catalog))
             } catch {
                 status = .inputError
@@ -57,7 +65,7 @@ struct MatchCommand {
         return status
     }
 
-    static func json(file: String, verdict: Verdict, catalog: Catalog) -> String {
+    static func json(file: String, verdict: Verdict, catalog: Catalog, explain: Bool = false) -> String {
         var pairs: [(String, String)] = [("file", Text.json(file)), ("outcome", Text.json(verdict.outcome.rawValue))]
         if verdict.isMatch, let index = verdict.candidate {
             let audio = catalog.references[index].audio
@@ -69,6 +77,12 @@ struct MatchCommand {
         }
         pairs += [("score", String(verdict.score)), ("runnerUpScore", String(verdict.runnerUpScore)),
                   ("speedPercent", speedPercent(verdict, catalog, signed: false)), ("heard", Text.json(heard(verdict)))]
+        if explain {
+            pairs += [("candidateId", verdict.candidate.map { Text.json(catalog.references[$0].audio.id) } ?? "null"),
+                      ("candidateOffsetSeconds", Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames))),
+                      ("chanceLevel", Text.seconds(Double(verdict.chanceLevelQ8) / 256)),
+                      ("queryPeaks", String(verdict.queryPeaks)), ("queryLandmarks", String(verdict.queryLandmarks))]
+        }
         return Text.jsonObject(pairs)
     }
 

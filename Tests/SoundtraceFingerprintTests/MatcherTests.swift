@@ -44,7 +44,8 @@ import SoundtraceTestSupport
         let verdict = try TestAudio.match(query, Self.catalog)
         #expect(verdict.isMatch && verdict.candidate == 0)
         #expect(abs(Self.catalog.parameters.seconds(forFrames: verdict.offsetFrames) - 10) <= 0.1)
-        #expect(verdict.speedStep * 100 == percent * Self.catalog.parameters.speedDenominator)
+        // The speed estimate is as fine as the hypotheses: within one 0.5 % step.
+        #expect(abs(verdict.speedStep * 100 - percent * Self.catalog.parameters.speedDenominator) <= 100)
     }
 
     @Test func silenceIsNoMatchWithNothingHeard() throws {

@@ -1,0 +1,56 @@
+/// Why capture could not start or went on. Each description says what failed and what to do.
+public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No such capture device; `available` lists the ones that exist.
+    case deviceNotFound(device: String, available: [String])
+    /// The device exists but this user may not open it.
+    case permissionDenied(device: String)
+    /// Another program holds the device.
+    case busy(device: String)
+    /// The device went away during the session (unplugged, or its sound server stopped).
+    case disconnected(device: String)
+    /// The device cannot deliver anything the engine can use.
+    case unsupportedFormat(device: String, offered: String)
+    /// The device stopped delivering audio.
+    case stalled(device: String, heardMilliseconds: Int)
+    /// A gap in the audio longer than a session may bridge.
+    case audioGap(device: String, milliseconds: Int)
+    /// Any other error from the audio system, with its own words.
+    case other(device: String, detail: String)
+
+    /// A short machine-readable name, for the protocol and JSON.
+    public var code: String {
+        switch self {
+        case .deviceNotFound: return "deviceNotFound"
+        case .permissionDenied: return "permissionDenied"
+        case .busy: return "deviceBusy"
+        case .disconnected: return "deviceDisconnected"
+        case .unsupportedFormat: return "unsupportedFormat"
+        case .stalled: return "deviceStalled"
+        case .audioGap: return "audioGap"
+        case .other: return "captureError"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .deviceNotFound(device, available):
+            let list = available.isEmpty ? "no capture devices were found at all (is a microphone plugged in?)"
+                                         : "capture devices here: \(available.joined(separator: ", "))"
+            return "capture device '\(device)' does not exist; \(list); set the device with --device (e.g. 'default' or 'plughw:1,0')"
+        case let .permissionDenied(device):
+            return "not allowed to open capture device '\(device)'; add this user to the 'audio' group (or install udev/ rules) and log in again"
+        case let .busy(device):
+            return "capture device '\(device)' is in use by another program; close it (or stop its sound server) and listen again"
+        case let .disconnected(device):
+            return "capture device '\(device)' went away during listening (unplugged, or its sound server stopped); reconnect it and listen again"
+        case let .unsupportedFormat(device, offered):
+            return "capture device '\(device)' offers no usable audio format (it offers \(offered)); use a 'plughw:' or 'default' device, which converts"
+        case let .stalled(device, heard):
+            return "capture device '\(device)' stopped delivering audio after \(heard) ms; check the device and listen again"
+        case let .audioGap(device, milliseconds):
+            return "capture device '\(device)' lost \(milliseconds) ms of audio (an overrun: the system was too busy); listen again"
+        case let .other(device, detail):
+            return "capture device '\(device)' failed: \(detail); check the device and listen again"
+        }
+    }
+}

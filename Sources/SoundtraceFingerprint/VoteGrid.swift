@@ -1,0 +1,56 @@
+/// Vote counts of one query, one 16-bit counter per (speed step, reference, offset) cell in a flat
+/// array: a vote costs an increment and a few reads, memory is fixed when the query starts (two
+/// bytes × speed steps × catalog frames: about 1 MB for the sample catalog), and nothing grows
+/// with the random hits that noise produces. Counters saturate at 65535, which a 30-second query
+/// cannot reach (8-bit counters did saturate on clean whole-recording queries and blurred offsets).
+struct VoteGrid {
+    private var counts: [UInt16]
+    /// Where each reference's offsets start within one speed step's span.
+    private let referenceBase: [Int]
+    private let referenceLength: [Int]
+    /// Offsets below -padding (a query starting more than `padding` frames before the reference) are not counted.
+    private let padding: Int
+    private let span: Int
+
+    init(referenceFrames: [Int], steps: Int, padding: Int) {
+        var base: [Int] = []
+        var lengths: [Int] = []
+        var position = 1  // cell 0 stays zero, so neighbours of the first cell read as empty
+        for frames in referenceFrames {
+            base.append(position)
+            let length = padding + frames + 1
+            lengths.append(length)
+            position += length + 1  // one empty cell between references
+        }
+        referenceBase = base
+        referenceLength = lengths
+        self.padding = padding
+        span = position + 1
+        counts = [UInt16](repeating: 0, count: span * steps)
+    }
+
+    /// The cell of an alignment, or nil when the offset lies outside what the grid covers.
+    func cell(reference: Int, step: Int, offset: Int) -> Int? {
+        let o = offset + padding
+        guard o >= 0, o < referenceLength[reference] else { return nil }
+        return step * span + referenceBase[reference] + o
+    }
+
+    /// Adds one vote to a cell.
+    mutating func add(_ cell: Int) {
+        if counts[cell] < UInt16.max { counts[cell] += 1 }
+    }
+
+    /// Votes in the cells `cell - radius ... cell + radius` (neighbouring references are separated
+    /// by empty cells, and the radius is at most one).
+    func window(_ cell: Int, radius: Int) -> Int {
+        var sum = 0
+        for c in (cell - radius)...(cell + radius) where c >= 0 && c < counts.count { sum += Int(counts[c]) }
+        return sum
+    }
+
+    func count(_ cell: Int) -> Int { cell >= 0 && cell < counts.count ? Int(counts[cell]) : 0 }
+
+    /// Bytes the grid occupies.
+    var bytes: Int { counts.count * MemoryLayout<UInt16>.stride }
+}
