@@ -1,0 +1,18 @@
+/// The name of an app setting, validated on creation so that only well-formed keys reach the database.
+public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
+    /// The key's text, e.g. "calm-mode".
+    public let name: String
+
+    /// A key from its text: 1–64 characters of `a`–`z`, `0`–`9`, `-` and `.`, starting with a letter.
+    public init(_ name: String) throws(HistoryError) {
+        try InputValidation.settingKey(name)
+        self.name = name
+    }
+
+    private init(known name: String) { self.name = name }
+
+    /// Calm mode: LEDs stay steady for people who must avoid flashing ("on" or "off").
+    public static let calmMode = SettingKey(known: "calm-mode")
+
+    public var description: String { name }
+}

@@ -1,0 +1,38 @@
+import SoundtraceStore
+
+/// Deterministic inputs shared by the tests.
+enum Fixture {
+    /// 2026-11-29T14:05:01Z, the time every fixed-clock test runs at.
+    static let now: Int64 = 1_795_961_101_000
+    static let nowStamp = "20261129T140501Z"
+    static let catalogHash = String(repeating: "0123456789abcdef", count: 4)
+
+    static func fixedClock() -> Int64 { now }
+
+    static func snapshot(title: String = "Harbor Lights",
+                         metadata: [ReferenceSnapshot.MetadataEntry] = [.init(key: "key", value: "D major"),
+                                                                        .init(key: "instrumentation", value: "piano")],
+                         catalogHash: String = catalogHash) -> ReferenceSnapshot {
+        ReferenceSnapshot(title: title, creator: "Soundtrace project", license: "CC0-1.0",
+                          sourceFile: "audio/harbor-lights-piano.wav", metadata: metadata, catalogHash: catalogHash)
+    }
+
+    static func recognition(session: String, reference: String = "harbor-lights-piano", matchedAt: Int64 = now,
+                            offset: Int64 = 12_345, score: Int = 42,
+                            snapshot: ReferenceSnapshot = snapshot()) -> NewRecognition {
+        NewRecognition(sessionId: session, referenceId: reference, matchedAt: matchedAt,
+                       offsetMilliseconds: offset, score: score, snapshot: snapshot)
+    }
+
+    /// Opens the store at `path` with the fixed clock.
+    static func open(_ path: String, clock: @escaping () -> Int64 = fixedClock) throws -> HistoryStore {
+        try HistoryStore.open(path: path, clock: clock).store
+    }
+}
+
+/// A clock the test moves by hand.
+final class ManualClock {
+    var now: Int64
+    init(_ now: Int64 = Fixture.now) { self.now = now }
+    func read() -> Int64 { now }
+}
