@@ -25,6 +25,17 @@ let package = Package(
         // Sessions, states, decisions and texts: no I/O, no C, no dependencies.
         .target(name: "SoundtraceCore"),
         .systemLibrary(
+            name: "CALSA",
+            path: "Sources/CALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        // Hardware and OS edges: ALSA capture (later libgpiod, TCP, sd_notify, config).
+        .target(
+            name: "SoundtracePlatform",
+            dependencies: ["SoundtraceCore", "CALSA"]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             path: "Sources/CSQLite",
             pkgConfig: "sqlite3",
@@ -42,7 +53,7 @@ let package = Package(
         ),
         .target(
             name: "SoundtraceTools",
-            dependencies: ["SoundtraceFingerprint"]
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtracePlatform"]
         ),
         .executableTarget(
             name: "soundtrace",
@@ -63,12 +74,16 @@ let package = Package(
             dependencies: ["SoundtraceCore"]
         ),
         .testTarget(
+            name: "SoundtracePlatformTests",
+            dependencies: ["SoundtracePlatform", "SoundtraceCore"]
+        ),
+        .testTarget(
             name: "SoundtraceStoreTests",
             dependencies: ["SoundtraceStore"]
         ),
         .testTarget(
             name: "SoundtraceToolsTests",
-            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceTestSupport"]
+            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

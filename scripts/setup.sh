@@ -4,7 +4,8 @@
 set -euo pipefail
 
 # Build and test needs. The Swift toolchain itself is expected at /opt/swift or on PATH.
-packages=(ca-certificates pkg-config libc6-dev libsqlite3-dev libasound2-dev)
+# Tests simulate a microphone with ALSA's file plugin and a PulseAudio null sink.
+packages=(ca-certificates pkg-config libc6-dev libsqlite3-dev libasound2-dev libasound2-plugins pulseaudio pulseaudio-utils)
 # Extra packages by purpose, selected with arguments: `setup.sh catalog` adds the renderer.
 for purpose in "$@"; do
   case "$purpose" in

@@ -44,6 +44,17 @@ public struct SessionEngine {
         return new
     }
 
+    /// Records a session whose device could not be opened or configured: it ends as failed at
+    /// once, so the person gets the reason and the next start is not blocked.
+    public mutating func startFailed(token: SessionToken, wallClock: Int64, fault: CaptureFault) throws(StartRefusal) -> RecognitionSession {
+        if let session, session.state == .listening { throw .alreadyListening(session.token) }
+        let failed = RecognitionSession(token: token, startedAt: wallClock, state: .failed(fault))
+        session = failed
+        recognizer = nil
+        snapshots = []
+        return failed
+    }
+
     /// The listening session's token, if any.
     public var listeningToken: SessionToken? {
         guard let session, session.state == .listening else { return nil }

@@ -41,4 +41,8 @@ public enum ExitCode: Int32, Sendable {
     case usage = 2
     /// An input (file, catalog, manifest) could not be used.
     case inputError = 3
+    /// A live session failed: the capture device is missing, denied, busy, unplugged or unusable.
+    case deviceFailed = 4
+    /// A live session was canceled (Ctrl-C), by the shell's convention for SIGINT.
+    case canceled = 130
 }

@@ -1,13 +1,17 @@
+import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtracePlatform
 
 /// `soundtrace match FILE...`: one verdict per recording file.
 struct MatchCommand {
     static let usage = """
     usage: soundtrace match [--catalog PATH] [--json] FILE...
+           soundtrace match --device PCM [--seconds N] [--catalog PATH] [--json]
 
     Tells, for each WAV file, which catalog recording it is and where in it the file starts, or
     that it is not in the catalog. Files: RIFF WAV, PCM 16/24/32-bit or 32-bit float, mono or
-    stereo, 8–48 kHz.
+    stereo, 8–48 kHz. With --device, listens once on an ALSA capture device instead: until a
+    confident match, or for at most N seconds of audio.
 
     options:
       --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
@@ -16,10 +20,14 @@ struct MatchCommand {
       --explain         with --json, add the matcher's evidence for tuning and diagnosis:
                         candidateId and candidateOffsetSeconds (the best alignment, which for a
                         noMatch is NOT a result), chanceLevel, queryPeaks, queryLandmarks
+      --device PCM      listen on this ALSA capture device (e.g. default, plughw:1,0); JSON adds
+                        device, sessionId, heardSeconds and, for failures, errorCode and error
+      --seconds N       the listening window, 3–30 seconds of audio (default 10)
       -h, --help        show this help
 
-    exit status: 0 when every file was read, 2 for a wrong command line, 3 when the catalog or
-    a file could not be used.
+    exit status: 0 when every file was read or the session ended with a match or no match,
+    2 for a wrong command line, 3 when the catalog or a file could not be used, 4 when the
+    capture device failed, 130 when listening was canceled with Ctrl-C.
     """
 
     let console: Console
@@ -27,12 +35,18 @@ struct MatchCommand {
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
         do {
-            parsed = try Arguments(args, valueOptions: ["--catalog"], flagOptions: ["--json", "--explain", "-h", "--help"])
+            parsed = try Arguments(args, valueOptions: ["--catalog", "--device", "--seconds"],
+                                   flagOptions: ["--json", "--explain", "-h", "--help"])
         } catch {
             console.error("soundtrace match: \(error)\n\n\(Self.usage)")
             return .usage
         }
         if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        if let device = parsed.value("--device") { return live(device: device, parsed) }
+        guard parsed.value("--seconds") == nil else {
+            console.error("soundtrace match: --seconds sets the listening window of --device; files are matched whole\n\n\(Self.usage)")
+            return .usage
+        }
         guard !parsed.positional.isEmpty else {
             console.error("soundtrace match: name at least one WAV file to match\n\n\(Self.usage)")
             return .usage
@@ -63,6 +77,39 @@ struct MatchCommand {
             }
         }
         return status
+    }
+
+    private func live(device: String, _ parsed: Arguments) -> ExitCode {
+        guard parsed.positional.isEmpty else {
+            console.error("soundtrace match: --device listens live; do not also name files (\(parsed.positional[0]))\n\n\(Self.usage)")
+            return .usage
+        }
+        guard !parsed.flag("--explain") else {
+            console.error("soundtrace match: --explain is for files; live results carry their evidence already\n\n\(Self.usage)")
+            return .usage
+        }
+        guard !device.isEmpty, device.count <= 200, !device.unicodeScalars.contains(where: { $0.value < 32 }) else {
+            console.error("soundtrace match: --device needs an ALSA device name such as default or plughw:1,0\n\n\(Self.usage)")
+            return .usage
+        }
+        var seconds = SessionSettings.defaultWindowSeconds
+        if let text = parsed.value("--seconds") {
+            guard let value = Int(text) else {
+                console.error("soundtrace match: --seconds needs a whole number of seconds, not '\(text)'\n\n\(Self.usage)")
+                return .usage
+            }
+            seconds = value
+        }
+        let settings: SessionSettings
+        do {
+            settings = try SessionSettings(windowSeconds: seconds)
+        } catch {
+            console.error("soundtrace match: \(error)\n\n\(Self.usage)")
+            return .usage
+        }
+        guard let catalog = loadCatalog(parsed.value("--catalog"), command: "match", console: console) else { return .inputError }
+        return LiveMatchCommand(console: console).run(source: ALSAAudioSource(device: device), catalog: catalog,
+                                                      settings: settings, json: parsed.flag("--json"))
     }
 
     static func json(file: String, verdict: Verdict, catalog: Catalog, explain: Bool = false) -> String {

@@ -1,0 +1,50 @@
+import SoundtraceCore
+import SoundtraceFingerprint
+
+/// The fingerprint engine as a session's recognizer: device-rate audio in (resampled to the
+/// engine's rate when the device granted another rate), snapshots with catalog metadata out.
+/// Short gaps are filled with silence so that offsets stay right; the session engine fails
+/// sessions whose gaps are too long to bridge.
+final class FingerprintRecognizer: Recognizer {
+    let sampleRate: Int
+    private let catalog: Catalog
+    private let matcher: QueryMatcher
+    private var resampler: Resampler
+    private var nextFrame = 0
+    private var finished = false
+
+    init(catalog: Catalog, inputRate: Int) throws {
+        self.catalog = catalog
+        sampleRate = inputRate
+        matcher = try QueryMatcher(catalog: catalog)
+        resampler = Resampler(inputRate: inputRate, outputRate: catalog.parameters.sampleRate)
+    }
+
+    func push(_ samples: [Int16], atFrame frame: Int) {
+        guard !finished else { return }
+        if frame > nextFrame {
+            matcher.push(resampler.process([Int16](repeating: 0, count: frame - nextFrame)))
+        }
+        matcher.push(resampler.process(samples))
+        nextFrame = max(nextFrame, frame) + samples.count
+    }
+
+    func snapshot(final: Bool) -> RecognizerSnapshot {
+        if final && !finished {
+            finished = true
+            matcher.push(resampler.finish())
+            matcher.finish()
+        }
+        let verdict = matcher.verdict()
+        let p = catalog.parameters
+        let reference = verdict.candidate.map { index -> ReferenceSummary in
+            let audio = catalog.references[index].audio
+            return ReferenceSummary(id: audio.id, title: audio.title, creator: audio.creator, license: audio.license,
+                                    sourceFile: audio.sourceFile)
+        }
+        return RecognizerSnapshot(isMatch: verdict.isMatch, reference: reference,
+                                  offsetMilliseconds: verdict.offsetFrames * p.hopSize * 1000 / p.sampleRate,
+                                  score: verdict.score, runnerUpScore: verdict.runnerUpScore, peaks: verdict.queryPeaks,
+                                  heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate)
+    }
+}

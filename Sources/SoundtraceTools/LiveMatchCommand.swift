@@ -1,0 +1,82 @@
+import Dispatch
+import Glibc
+import SoundtraceCore
+import SoundtraceFingerprint
+import SoundtracePlatform
+
+/// `soundtrace match --device PCM`: one live listening session on an ALSA capture device.
+struct LiveMatchCommand {
+    let console: Console
+
+    /// Runs a session on `source` and prints its outcome. `installInterruptHandler` is false in tests.
+    func run(source: AudioSource, catalog: Catalog, settings: SessionSettings, json: Bool,
+             installInterruptHandler: Bool = true) -> ExitCode {
+        let session = LiveSession(source: source, catalog: catalog, settings: settings)
+        var signalSource: DispatchSourceSignal?
+        if installInterruptHandler {
+            // Ctrl-C cancels the session (device closed, outcome printed) instead of killing the process.
+            signal(SIGINT, SIG_IGN)
+            let handler = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+            handler.setEventHandler { session.cancel() }
+            handler.resume()
+            signalSource = handler
+        }
+        if !json { console.progress("listening on \(source.device) for up to \(settings.windowMilliseconds / 1000) s… (Ctrl-C cancels)") }
+        let ended = session.run(token: SessionToken(UInt64(LiveSession.wallClockMilliseconds())))
+        console.endProgress()
+        signalSource?.cancel()
+        if installInterruptHandler { signal(SIGINT, SIG_DFL) }
+        console.print(json ? Self.json(ended, device: source.device) : Self.text(ended, device: source.device))
+        switch ended.state {
+        case .matched, .noMatch: return .success
+        case .canceled: return .canceled
+        case .failed, .listening: return .deviceFailed
+        }
+    }
+
+    static func text(_ session: RecognitionSession, device: String) -> String {
+        switch session.state {
+        case let .matched(result):
+            let r = result.reference
+            return "\(device): match \(r.id) \"\(r.title)\" by \(r.creator) at \(Text.seconds(Double(result.offsetMilliseconds) / 1000)) s " +
+                "(score \(result.score), next best \(result.runnerUpScore), heard \(Text.seconds(Double(result.heardMilliseconds) / 1000)) s, license \(r.license))"
+        case let .noMatch(reason):
+            return "\(device): no match (\(reason))"
+        case .canceled:
+            return "\(device): canceled"
+        case let .failed(fault):
+            return "\(device): failed: \(fault)"
+        case .listening:
+            return "\(device): still listening"
+        }
+    }
+
+    static func json(_ session: RecognitionSession, device: String) -> String {
+        var pairs: [(String, String)] = [("device", Text.json(device)), ("sessionId", Text.json(session.id)),
+                                         ("outcome", Text.json(session.state.name))]
+        switch session.state {
+        case let .matched(result):
+            let r = result.reference
+            pairs += [("referenceId", Text.json(r.id)), ("title", Text.json(r.title)), ("creator", Text.json(r.creator)),
+                      ("license", Text.json(r.license)), ("offsetSeconds", Text.seconds(Double(result.offsetMilliseconds) / 1000)),
+                      ("score", String(result.score)), ("runnerUpScore", String(result.runnerUpScore)),
+                      ("heardSeconds", Text.seconds(Double(result.heardMilliseconds) / 1000))]
+        case let .noMatch(reason):
+            let (name, heard): (String, Int) = {
+                switch reason {
+                case let .silence(ms): return ("silence", ms)
+                case let .notInCatalog(ms): return ("notInCatalog", ms)
+                }
+            }()
+            pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0"),
+                      ("reason", Text.json(name)), ("heardSeconds", Text.seconds(Double(heard) / 1000)),
+                      ("message", Text.json(reason.description))]
+        case .canceled, .listening:
+            pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0")]
+        case let .failed(fault):
+            pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0"),
+                      ("errorCode", Text.json(fault.code)), ("error", Text.json(fault.description))]
+        }
+        return Text.jsonObject(pairs)
+    }
+}

@@ -1,0 +1,68 @@
+import Glibc
+
+/// A program started with posix_spawn and reaped with waitpid by the test that started it.
+/// (Foundation's `Process` was not usable here: with a long-running child alive, its monitor
+/// thread blocked in wait4 on that child and never noticed a short-lived one exit.)
+final class ChildProcess {
+    let pid: pid_t
+    private var exitStatus: Int32?
+
+    /// Starts `path` with `arguments` and `environment`; its stdin, stdout and stderr are /dev/null.
+    init(path: String, arguments: [String], environment: [String: String]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let failed = posix_spawn(&child, path, &actions, nil, argv, envp)
+        guard failed == 0 else { throw TestFailure("cannot start \(path): \(String(cString: strerror(failed)))") }
+        pid = child
+    }
+
+    deinit {
+        if isRunning {
+            kill(pid, SIGKILL)
+        }
+        _ = waitForExit()
+    }
+
+    /// Whether the child has not exited yet (reaps it if it has).
+    var isRunning: Bool {
+        guard exitStatus == nil else { return false }
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        if result == pid || (result < 0 && errno == ECHILD) {
+            exitStatus = status
+            return false
+        }
+        return true
+    }
+
+    /// Sends `signal` to the child if it still runs.
+    func send(_ signal: Int32) {
+        if isRunning { kill(pid, signal) }
+    }
+
+    /// Waits for the child to exit; returns its exit code (128 + signal when killed).
+    @discardableResult
+    func waitForExit() -> Int32 {
+        if exitStatus == nil {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            exitStatus = status
+        }
+        let status = exitStatus ?? 0
+        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros that do not reach Swift.
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+}
