@@ -32,6 +32,7 @@ catalog: build
 bench: build
 	scripts/setup.sh bench
 	bench/accuracy/run.sh --soundtrace .build/release/soundtrace
+	bench/sessions/run.sh --soundtrace .build/release/soundtrace
 
 clean:
 	rm -rf .build

@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundtracePlatformTests",
-            dependencies: ["SoundtracePlatform", "SoundtraceCore"]
+            dependencies: ["SoundtracePlatform", "SoundtraceCore", "SoundtraceTestSupport"]
         ),
         .testTarget(
             name: "SoundtraceStoreTests",
@@ -84,6 +84,12 @@ let package = Package(
         .testTarget(
             name: "SoundtraceToolsTests",
             dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceTestSupport"]
+        ),
+        // Drives the real `soundtrace` binary against simulated microphones (ALSA file plugin,
+        // PulseAudio null sink).
+        .testTarget(
+            name: "AcceptanceTests",
+            dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

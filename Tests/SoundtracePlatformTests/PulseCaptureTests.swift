@@ -3,6 +3,7 @@ import Glibc
 import SoundtraceCore
 import SoundtracePlatform
 import Synchronization
+import SoundtraceTestSupport
 import Testing
 
 /// Capture in real time from a PulseAudio null sink's monitor, read through ALSA's `pulse` PCM:
@@ -31,7 +32,7 @@ import Testing
 
     @Test func capturesAudioPlayedIntoTheSinkInRealTime() throws {
         guard requirePulseAudio() else { return }
-        let server = TestPulseServer("play")
+        let server = TestPulseServer("play", directory: TestALSAConfiguration.shared.pulseRuntimeDirectory("play"))
         try server.start()
         defer { server.stop() }
 
@@ -44,7 +45,7 @@ import Testing
         let clip = (lead + tone + tail).map(\.littleEndian).withUnsafeBytes { Data($0) }
         try clip.write(to: URL(fileURLWithPath: clipPath))
 
-        let source = ALSAAudioSource(device: server.pcm)
+        let source = ALSAAudioSource(device: TestALSAConfiguration.PCM.pulse(server.name))
         defer { source.close() }
         let format = try source.open(preferredRate: rate)
         #expect(format == CaptureFormat(sampleRate: rate, deviceChannels: 1, deviceFormat: "S16_LE, 1 ch, 8000 Hz"))
@@ -85,11 +86,11 @@ import Testing
 
     @Test func aDeadSoundServerIsADisconnectAndTheDeviceWorksAgainAfterARestart() throws {
         guard requirePulseAudio() else { return }
-        let server = TestPulseServer("unplug")
+        let server = TestPulseServer("unplug", directory: TestALSAConfiguration.shared.pulseRuntimeDirectory("unplug"))
         try server.start()
         defer { server.stop() }
 
-        let source = ALSAAudioSource(device: server.pcm)
+        let source = ALSAAudioSource(device: TestALSAConfiguration.PCM.pulse(server.name))
         defer { source.close() }
         _ = try source.open(preferredRate: rate)
         _ = try firstAudio(source)
@@ -105,7 +106,7 @@ import Testing
                 fault = error
             }
         }
-        #expect(fault == .disconnected(device: server.pcm))
+        #expect(fault == .disconnected(device: TestALSAConfiguration.PCM.pulse(server.name)))
         source.close()
 
         // While the server is down, opening says the sound server is not there (ECONNREFUSED).
@@ -117,7 +118,7 @@ import Testing
                 Issue.record("expected .other naming the sound server, got \(error)")
                 return
             }
-            #expect(device == server.pcm)
+            #expect(device == TestALSAConfiguration.PCM.pulse(server.name))
             #expect(detail.contains("sound server"))
         }
 
@@ -130,13 +131,13 @@ import Testing
 
     @Test func wakeFromAnotherThreadEndsABlockedRead() throws {
         guard requirePulseAudio() else { return }
-        let server = TestPulseServer("wake")
+        let server = TestPulseServer("wake", directory: TestALSAConfiguration.shared.pulseRuntimeDirectory("wake"))
         try server.start()
         defer { server.stop() }
         // A suspended sink's monitor delivers nothing, so a read can only end by timeout or wake.
         try server.run("pactl", ["suspend-sink", "vmic", "1"])
 
-        let source = ALSAAudioSource(device: server.pcm)
+        let source = ALSAAudioSource(device: TestALSAConfiguration.PCM.pulse(server.name))
         defer { source.close() }
         _ = try source.open(preferredRate: rate)
         #expect(try source.read(timeoutMilliseconds: 300) == .timeout)

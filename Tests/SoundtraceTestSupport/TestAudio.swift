@@ -79,6 +79,40 @@ public enum TestAudio {
                         samples: zip(signal.samples, n.samples).map { Int16(clamping: Int($0) + Int($1)) })
     }
 
+    /// A crude speaker→room→microphone chain: band-pass 300–5000 Hz (one-pole filters), a few
+    /// early reflections, and pink noise at `snrDB`. Deterministic for a seed.
+    public static func micChain(_ signal: PCMAudio, snrDB: Double = 10, seed: UInt64) -> PCMAudio {
+        let rate = Double(signal.sampleRate)
+        let highCut = exp(-2 * Double.pi * 5000 / rate)
+        let lowCut = exp(-2 * Double.pi * 300 / rate)
+        var low = 0.0, previousIn = 0.0, high = 0.0
+        var filtered = [Double](repeating: 0, count: signal.samples.count)
+        for (i, sample) in signal.samples.enumerated() {
+            let x = Double(sample)
+            high = lowCut * (high + x - previousIn)  // high-pass above ~300 Hz
+            previousIn = x
+            low = (1 - highCut) * high + highCut * low  // low-pass below ~5 kHz
+            filtered[i] = low
+        }
+        var room = filtered
+        for (milliseconds, gain) in [(23.0, 0.45), (37.0, 0.32), (53.0, 0.22), (79.0, 0.15), (113.0, 0.1)] {
+            let delay = Int(milliseconds * rate / 1000)
+            for i in delay..<room.count { room[i] += gain * filtered[i - delay] }
+        }
+        let peak = room.reduce(1.0) { max($0, abs($1)) }
+        let scale = min(1.0, 26000 / peak)
+        let clean = PCMAudio(sampleRate: signal.sampleRate, samples: room.map { Int16(clamping: Int(($0 * scale).rounded())) })
+        return addPinkNoise(clean, snrDB: snrDB, seed: seed)
+    }
+
+    /// Mono 16-bit little-endian bytes without a header, as ALSA's `file` plugin reads them.
+    public static func rawBytes(_ samples: [Int16]) -> [UInt8] { int16Bytes(samples) }
+
+    /// A minimal mono 16-bit WAV file.
+    public static func wavFile(_ audio: PCMAudio) -> [UInt8] {
+        wav(rate: UInt32(audio.sampleRate), data: int16Bytes(audio.samples))
+    }
+
     public static func rms(_ samples: ArraySlice<Int16>) -> Double {
         guard !samples.isEmpty else { return 0 }
         return sqrt(samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count))

@@ -7,18 +7,31 @@ import Glibc
 /// The server runs as a child of the test process (not daemonized) so that stopping it can be
 /// waited for exactly; readiness is its own sd_notify "READY=1" on a socket the test listens on,
 /// so nothing waits by sleeping. Its socket, cookie and logs stay in a private directory.
-final class TestPulseServer {
+public final class TestPulseServer {
     /// Debian packages the PulseAudio tests need, named in the failure when something is missing.
-    static let packages = "pulseaudio, pulseaudio-utils, libasound2-plugins"
+    public static let packages = "pulseaudio, pulseaudio-utils, libasound2-plugins"
 
-    let name: String
-    let directory: String
+    public let name: String
+    public let directory: String
     private var process: ChildProcess?
 
-    /// Prepares (does not start) test server `name`, one of `TestALSAConfiguration.pulseServers`.
-    init(_ name: String) {
+    /// Prepares (does not start) test server `name` whose socket, state and logs live in
+    /// `directory` (its socket is `<directory>/pulse/native`).
+    public init(_ name: String, directory: String) {
         self.name = name
-        directory = TestALSAConfiguration.shared.pulseRuntimeDirectory(name)
+        self.directory = directory
+    }
+
+    /// An ALSA PCM definition named `pcm` that reads this server's `vmic.monitor`.
+    public func alsaDefinition(pcm: String) -> String {
+        """
+        pcm.\(pcm) {
+            type pulse
+            server "unix:\(directory)/pulse/native"
+            device "vmic.monitor"
+        }
+
+        """
     }
 
     deinit {
@@ -26,7 +39,7 @@ final class TestPulseServer {
     }
 
     /// Why the PulseAudio tests cannot run here, if they cannot: a missing program or ALSA plugin.
-    static func missingRequirements() -> String? {
+    public static func missingRequirements() -> String? {
         var missing: [String] = []
         for program in ["pulseaudio", "paplay", "pactl"] where executable(program) == nil {
             missing.append("program '\(program)'")
@@ -40,11 +53,8 @@ final class TestPulseServer {
         return "missing \(missing.joined(separator: ", ")); install the Debian packages \(packages)"
     }
 
-    /// The ALSA PCM that reads this server's `vmic.monitor`.
-    var pcm: String { TestALSAConfiguration.PCM.pulse(name) }
-
     /// The environment for this server and its clients (paplay, pactl).
-    var environment: [String: String] {
+    public var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory
         environment["HOME"] = directory
@@ -55,7 +65,7 @@ final class TestPulseServer {
     }
 
     /// Starts the server and returns once it reported ready (at most `timeoutSeconds`).
-    func start(timeoutSeconds: Int = 10) throws {
+    public func start(timeoutSeconds: Int = 10) throws {
         stop()
         mkdir(directory, 0o700)
         let notifyPath = "\(directory)/notify"
@@ -80,7 +90,7 @@ final class TestPulseServer {
     }
 
     /// Ends the server the hard way (as a crash would) and waits until it is gone.
-    func kill() {
+    public func kill() {
         guard let process else { return }
         process.send(SIGKILL)
         process.waitForExit()
@@ -88,7 +98,7 @@ final class TestPulseServer {
     }
 
     /// Stops the server politely and waits until it is gone; harmless when not running.
-    func stop() {
+    public func stop() {
         guard let process else { return }
         process.send(SIGTERM)
         process.waitForExit()
@@ -96,33 +106,33 @@ final class TestPulseServer {
     }
 
     /// Starts a PulseAudio client (`paplay`, `pactl`) against this server and returns it running.
-    func client(_ program: String, _ arguments: [String]) throws -> ChildProcess {
+    public func client(_ program: String, _ arguments: [String]) throws -> ChildProcess {
         try ChildProcess(path: try Self.executable(program).orThrow("\(program) is not installed"),
                          arguments: arguments, environment: environment)
     }
 
     /// Runs a client to completion; throws unless it exits 0.
-    func run(_ program: String, _ arguments: [String]) throws {
+    public func run(_ program: String, _ arguments: [String]) throws {
         let status = try client(program, arguments).waitForExit()
         guard status == 0 else {
             throw TestFailure("\(program) \(arguments.joined(separator: " ")) exited with \(status)")
         }
     }
 
-    private static func executable(_ program: String) -> String? {
+    public static func executable(_ program: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/\(program)" }.first { access($0, X_OK) == 0 }
     }
 }
 
 /// A failure with a message, for test helpers that throw.
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 extension Optional {
-    func orThrow(_ message: String) throws -> Wrapped {
+    public func orThrow(_ message: String) throws -> Wrapped {
         guard let self else { throw TestFailure(message) }
         return self
     }

@@ -3,18 +3,20 @@ import Glibc
 /// A program started with posix_spawn and reaped with waitpid by the test that started it.
 /// (Foundation's `Process` was not usable here: with a long-running child alive, its monitor
 /// thread blocked in wait4 on that child and never noticed a short-lived one exit.)
-final class ChildProcess {
-    let pid: pid_t
+public final class ChildProcess {
+    public let pid: pid_t
     private var exitStatus: Int32?
 
-    /// Starts `path` with `arguments` and `environment`; its stdin, stdout and stderr are /dev/null.
-    init(path: String, arguments: [String], environment: [String: String]) throws {
+    /// Starts `path` with `arguments` and `environment`; its stdin is /dev/null, and its stdout
+    /// and stderr go to the given files (or /dev/null).
+    public init(path: String, arguments: [String], environment: [String: String],
+                stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -36,7 +38,7 @@ final class ChildProcess {
     }
 
     /// Whether the child has not exited yet (reaps it if it has).
-    var isRunning: Bool {
+    public var isRunning: Bool {
         guard exitStatus == nil else { return false }
         var status: Int32 = 0
         let result = waitpid(pid, &status, WNOHANG)
@@ -48,13 +50,13 @@ final class ChildProcess {
     }
 
     /// Sends `signal` to the child if it still runs.
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         if isRunning { kill(pid, signal) }
     }
 
     /// Waits for the child to exit; returns its exit code (128 + signal when killed).
     @discardableResult
-    func waitForExit() -> Int32 {
+    public func waitForExit() -> Int32 {
         if exitStatus == nil {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -1,0 +1,158 @@
+import Foundation
+import Glibc
+import SoundtraceFingerprint
+import SoundtraceTestSupport
+import Testing
+
+/// The listening journey end to end: the real `soundtrace match --device` binary against
+/// simulated microphones. Exact-sample tests use ALSA's file plugin; real-time playback, cancel
+/// and unplugging use a private PulseAudio server.
+@Suite(.serialized) struct LiveSessionAcceptanceTests {
+    let mics = Microphones.shared
+
+    @Test(arguments: [("st_acc_ref_a", 1), ("st_acc_ref_b", 4)])
+    func recordingsFromAnotherDeviceAreRecognizedEarlyAtTheRightOffset(device: String, reference: Int) throws {
+        let run = try LiveRun.run(device: device)
+        #expect(run.status == 0, "\(run.output) \(run.stderr)")
+        #expect(run.outcome == "matched")
+        #expect(run.referenceId == mics.catalog.references[reference].audio.id)
+        let expected = try #require(mics.starts[device])
+        #expect(abs((run.offset ?? -100) - expected) <= 1.0, "offset \(String(describing: run.offset)) vs \(expected)")
+        // Early decision: far less than the 10 s window was heard.
+        #expect((run.heard ?? 99) < 5.0, "heard \(String(describing: run.heard))")
+    }
+
+    @Test(arguments: [("st_acc_silence", "silence"), ("st_acc_noise", "notInCatalog"), ("st_acc_outside", "notInCatalog")])
+    func silenceNoiseAndUnrelatedMusicAreAnHonestNoMatch(device: String, reason: String) throws {
+        let run = try LiveRun.run(device: device, window: 10)
+        #expect(run.status == 0)
+        #expect(run.outcome == "noMatch", "\(run.output)")
+        #expect(run.output["reason"] as? String == reason)
+        #expect(run.referenceId == nil)
+        #expect(abs((run.heard ?? 0) - 10) < 0.1)
+    }
+
+    @Test func aMissingDeviceFailsWithTheDevicesThatExistAndTheNextSessionWorks() throws {
+        let missing = try LiveRun.run(device: "st_acc_no_such_mic")
+        #expect(missing.status == 4)
+        #expect(missing.outcome == "failed")
+        #expect(missing.output["errorCode"] as? String == "deviceNotFound")
+        let message = missing.output["error"] as? String ?? ""
+        #expect(message.contains("st_acc_no_such_mic") && message.contains("capture devices here"))
+        let next = try LiveRun.run(device: "st_acc_ref_a")
+        #expect(next.outcome == "matched")
+    }
+
+    @Test func aDeniedDeviceSaysWhichGroupToJoin() throws {
+        // The recording is readable by root only; the session runs as `nobody`.
+        guard let setpriv = TestPulseServer.executable("setpriv") else {
+            Issue.record("setpriv (util-linux) is needed to drop privileges")
+            return
+        }
+        let run = try LiveRun.run(device: "st_acc_root_only",
+                                  prefix: [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        #expect(run.status == 4, "\(run.output) \(run.stderr)")
+        #expect(run.output["errorCode"] as? String == "permissionDenied")
+        #expect((run.output["error"] as? String ?? "").contains("'audio' group"))
+    }
+
+    // MARK: Real time, through PulseAudio
+
+    /// Waits (bounded) until the session's capture stream is connected to the server.
+    private func waitForCapture(_ server: TestPulseServer) throws {
+        let listing = mics.directory + "/source-outputs.txt"
+        for _ in 0..<200 {
+            let child = try ChildProcess(path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
+                                         arguments: ["list", "short", "source-outputs"], environment: server.environment,
+                                         stdout: listing)
+            child.waitForExit()
+            if let text = try? String(contentsOfFile: listing, encoding: .utf8), !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                return
+            }
+            usleep(50_000)  // the server gives no event for a new stream; poll, bounded to 10 s
+        }
+        throw TestFailure("the session's capture stream never appeared on the test PulseAudio server")
+    }
+
+    private func playbackFile(reference: Int, from seconds: Int, length: Int, lead: Int) throws -> String {
+        let audio = try mics.recording(reference)
+        let upsampled = Resampler.convert(TestAudio.excerpt(audio, from: seconds * 8000, count: length * 8000), to: 16000)
+        let degraded = TestAudio.micChain(upsampled, seed: UInt64(reference + 40))
+        let clip = PCMAudio(sampleRate: 16000, samples: [Int16](repeating: 0, count: lead * 16000) + degraded.samples)
+        let path = mics.directory + "/play-\(reference)-\(seconds).wav"
+        try Data(TestAudio.wavFile(clip)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func playbackInRealTimeIsRecognizedAndTheDeviceIsReleased() throws {
+        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
+        let server = mics.pulse
+        try server.start()
+        defer { server.stop() }
+        let file = try playbackFile(reference: 2, from: 40, length: 9, lead: 1)
+        let started = ContinuousClock.now
+        let (child, out, err) = try LiveRun.start(device: mics.pulsePCM, window: 15)
+        try waitForCapture(server)
+        let player = try server.client("paplay", ["--device=vmic", "--latency-msec=100", file])
+        let run = try LiveRun.finish(child, out: out, err: err, started: started)
+        player.send(SIGTERM)
+        player.waitForExit()
+        #expect(run.outcome == "matched", "\(run.output) \(run.stderr)")
+        #expect(run.referenceId == mics.catalog.references[2].audio.id)
+        // The session heard some silence before playback began, so it started earlier in the
+        // reference than 40 s, by the lead plus however long capture ran before playback.
+        let offset = run.offset ?? -100
+        #expect(offset > 40 - 1 - 4 && offset < 40 - 1 + 1, "offset \(offset)")
+        // Decided early, before the 15 s window was full.
+        #expect((run.heard ?? 99) < 14, "heard \(String(describing: run.heard)) s in \(run.seconds) s")
+        // The device is closed: no capture stream remains on the server.
+        let listing = mics.directory + "/after.txt"
+        try ChildProcess(path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
+                         arguments: ["list", "short", "source-outputs"], environment: server.environment,
+                         stdout: listing).waitForExit()
+        #expect((try String(contentsOfFile: listing, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+    }
+
+    @Test func ctrlCCancelsWithTheDeviceClosedAndNoResult() throws {
+        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
+        let server = mics.pulse
+        try server.start()
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let (child, out, err) = try LiveRun.start(device: mics.pulsePCM, window: 30)
+        try waitForCapture(server)
+        let signalled = ContinuousClock.now
+        child.send(SIGINT)
+        let run = try LiveRun.finish(child, out: out, err: err, started: started)
+        #expect(run.status == 130)
+        #expect(run.outcome == "canceled")
+        #expect(run.referenceId == nil)
+        #expect(ContinuousClock.now - signalled < .seconds(3))
+    }
+
+    @Test func unpluggingMidSessionFailsAndTheNextSessionWorksOnceTheDeviceIsBack() throws {
+        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
+        let server = mics.pulse
+        try server.start()
+        let started = ContinuousClock.now
+        let (child, out, err) = try LiveRun.start(device: mics.pulsePCM, window: 30)
+        try waitForCapture(server)
+        server.kill()
+        let run = try LiveRun.finish(child, out: out, err: err, started: started)
+        #expect(run.status == 4, "\(run.output)")
+        #expect(run.output["errorCode"] as? String == "deviceDisconnected", "\(run.output)")
+        // The device comes back: the next session listens and recognizes.
+        try server.start()
+        defer { server.stop() }
+        let file = try playbackFile(reference: 5, from: 20, length: 9, lead: 1)
+        let again = ContinuousClock.now
+        let (next, nextOut, nextErr) = try LiveRun.start(device: mics.pulsePCM, window: 15)
+        try waitForCapture(server)
+        let player = try server.client("paplay", ["--device=vmic", "--latency-msec=100", file])
+        let second = try LiveRun.finish(next, out: nextOut, err: nextErr, started: again)
+        player.send(SIGTERM)
+        player.waitForExit()
+        #expect(second.outcome == "matched", "\(second.output)")
+        #expect(second.referenceId == mics.catalog.references[5].audio.id)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Glibc
+import SoundtraceFingerprint
+import SoundtraceTestSupport
+
+/// The simulated microphones of the acceptance tests: raw recordings behind ALSA `file` PCMs
+/// (exact, not paced), and one PulseAudio null sink (real time, real playback), all in one
+/// private ALSA configuration that the `soundtrace` child processes get through ALSA_CONFIG_PATH.
+final class Microphones: @unchecked Sendable {
+    // @unchecked: built once in `shared` and only read afterwards.
+    static let shared: Microphones = {
+        do { return try Microphones() } catch { fatalError("cannot set up simulated microphones: \(error)") }
+    }()
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let catalogPath = root + "/catalog/soundtrace.catalog"
+    static let rate = 8000
+
+    let directory: String
+    let configPath: String
+    let catalog: Catalog
+    /// Where each file PCM's recording starts in its reference (seconds), for the tests' expectations.
+    private(set) var starts: [String: Double] = [:]
+    private var definitions = "</usr/share/alsa/alsa.conf>\n\n"
+    let pulse: TestPulseServer
+    let pulsePCM = "st_acc_pulse"
+
+    private init() throws {
+        directory = NSTemporaryDirectory() + "soundtrace-acceptance-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o755)
+        configPath = directory + "/asound.conf"
+        catalog = try CatalogFile.load(path: Self.catalogPath)
+        pulse = TestPulseServer("acceptance", directory: directory + "/pulse-acceptance")
+
+        // Two catalog recordings "from another device": excerpts through the speaker→room→mic chain.
+        for (index, name) in [(1, "st_acc_ref_a"), (4, "st_acc_ref_b")] {
+            let audio = try recording(index)
+            let start = 30 * Self.rate + 37
+            let clip = TestAudio.micChain(TestAudio.excerpt(audio, from: start, count: 12 * Self.rate), seed: UInt64(index))
+            try addFilePCM(name, samples: clip.samples)
+            starts[name] = Double(start) / Double(Self.rate)
+        }
+        try addFilePCM("st_acc_silence", samples: [Int16](repeating: 0, count: 14 * Self.rate))
+        try addFilePCM("st_acc_noise", samples: TestAudio.pinkNoise(seed: 9, count: 14 * Self.rate, rms: 3000).samples)
+        let outside = try RecordingLoader.load(path: Self.root + "/catalog/outside/salt-meadow-mallets.wav").audio
+        try addFilePCM("st_acc_outside", samples: TestAudio.micChain(TestAudio.excerpt(outside, from: 5 * Self.rate, count: 14 * Self.rate), seed: 3).samples)
+        try addFilePCM("st_acc_root_only", samples: [Int16](repeating: 0, count: 14 * Self.rate), mode: 0o600)
+        definitions += pulse.alsaDefinition(pcm: pulsePCM)
+        try Data(definitions.utf8).write(to: URL(fileURLWithPath: configPath))
+        chmod(configPath, 0o644)
+        atexit { try? FileManager.default.removeItem(atPath: Microphones.shared.directory) }
+    }
+
+    func recording(_ index: Int) throws -> PCMAudio {
+        try RecordingLoader.load(path: Self.root + "/catalog/" + catalog.references[index].audio.sourceFile).audio
+    }
+
+    private func addFilePCM(_ name: String, samples: [Int16], mode: mode_t = 0o644) throws {
+        // The file plugin repeats stale data past the end: one extra second of silence keeps a
+        // session that reads a little beyond the recording honest.
+        let path = "\(directory)/\(name).raw"
+        try Data(TestAudio.rawBytes(samples + [Int16](repeating: 0, count: Self.rate))).write(to: URL(fileURLWithPath: path))
+        chmod(path, mode)
+        definitions += """
+            pcm.\(name) {
+                type file
+                slave.pcm "null"
+                file "/dev/null"
+                infile "\(path)"
+                format "raw"
+            }
+
+            """
+    }
+
+    /// The environment for `soundtrace` children: this ALSA configuration.
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["ALSA_CONFIG_PATH"] = configPath
+        return environment
+    }
+
+    static var binary: String {
+        for configuration in ["release", "debug"] {
+            let path = root + "/.build/\(configuration)/soundtrace"
+            if access(path, X_OK) == 0 { return path }
+        }
+        return root + "/.build/release/soundtrace"
+    }
+}
+
+/// One run of `soundtrace match --device … --json`, started and waited for.
+struct LiveRun {
+    let status: Int32
+    let output: [String: Any]
+    let stderr: String
+    let seconds: Double
+
+    /// Starts the session and returns the running child and where its output goes.
+    static func start(device: String, window: Int = 10, prefix: [String] = []) throws -> (ChildProcess, String, String) {
+        let mics = Microphones.shared
+        let out = "\(mics.directory)/out-\(UUID().uuidString).json"
+        let err = out + ".err"
+        let command = prefix + [Microphones.binary, "match", "--device", device, "--seconds", String(window),
+                                "--catalog", Microphones.catalogPath, "--json"]
+        let child = try ChildProcess(path: command[0], arguments: Array(command.dropFirst()),
+                                     environment: mics.environment, stdout: out, stderr: err)
+        return (child, out, err)
+    }
+
+    static func finish(_ child: ChildProcess, out: String, err: String, started: ContinuousClock.Instant) throws -> LiveRun {
+        let status = child.waitForExit()
+        let elapsed = ContinuousClock.now - started
+        let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        let errText = (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw TestFailure("no JSON from soundtrace (status \(status)): \(text) \(errText)")
+        }
+        return LiveRun(status: status, output: object, stderr: errText,
+                       seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// Runs a session to its end.
+    static func run(device: String, window: Int = 10, prefix: [String] = []) throws -> LiveRun {
+        let started = ContinuousClock.now
+        let (child, out, err) = try start(device: device, window: window, prefix: prefix)
+        return try finish(child, out: out, err: err, started: started)
+    }
+
+    var outcome: String? { output["outcome"] as? String }
+    var referenceId: String? { output["referenceId"] as? String }
+    var offset: Double? { output["offsetSeconds"] as? Double }
+    var heard: Double? { output["heardSeconds"] as? Double }
+}
