@@ -52,8 +52,13 @@ struct LiveMatchCommand {
     }
 
     static func json(_ session: RecognitionSession, device: String) -> String {
+        // The CLI contract names outcomes like `match FILE` does: match, noMatch, canceled, failed.
+        let outcome = session.state == .listening ? "listening" : {
+            if case .matched = session.state { return "match" }
+            return session.state.name
+        }()
         var pairs: [(String, String)] = [("device", Text.json(device)), ("sessionId", Text.json(session.id)),
-                                         ("outcome", Text.json(session.state.name))]
+                                         ("outcome", Text.json(outcome))]
         switch session.state {
         case let .matched(result):
             let r = result.reference

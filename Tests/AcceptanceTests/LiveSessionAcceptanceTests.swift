@@ -14,7 +14,7 @@ import Testing
     func recordingsFromAnotherDeviceAreRecognizedEarlyAtTheRightOffset(device: String, reference: Int) throws {
         let run = try LiveRun.run(device: device)
         #expect(run.status == 0, "\(run.output) \(run.stderr)")
-        #expect(run.outcome == "matched")
+        #expect(run.outcome == "match")
         #expect(run.referenceId == mics.catalog.references[reference].audio.id)
         let expected = try #require(mics.starts[device])
         #expect(abs((run.offset ?? -100) - expected) <= 1.0, "offset \(String(describing: run.offset)) vs \(expected)")
@@ -40,7 +40,7 @@ import Testing
         let message = missing.output["error"] as? String ?? ""
         #expect(message.contains("st_acc_no_such_mic") && message.contains("capture devices here"))
         let next = try LiveRun.run(device: "st_acc_ref_a")
-        #expect(next.outcome == "matched")
+        #expect(next.outcome == "match")
     }
 
     @Test func aDeniedDeviceSaysWhichGroupToJoin() throws {
@@ -97,7 +97,7 @@ import Testing
         let run = try LiveRun.finish(child, out: out, err: err, started: started)
         player.send(SIGTERM)
         player.waitForExit()
-        #expect(run.outcome == "matched", "\(run.output) \(run.stderr)")
+        #expect(run.outcome == "match", "\(run.output) \(run.stderr)")
         #expect(run.referenceId == mics.catalog.references[2].audio.id)
         // The session heard some silence before playback began, so it started earlier in the
         // reference than 40 s, by the lead plus however long capture ran before playback.
@@ -128,6 +128,12 @@ import Testing
         #expect(run.outcome == "canceled")
         #expect(run.referenceId == nil)
         #expect(ContinuousClock.now - signalled < .seconds(3))
+        // The device was closed: the server has no capture stream left.
+        let listing = mics.directory + "/after-cancel.txt"
+        try ChildProcess(path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
+                         arguments: ["list", "short", "source-outputs"], environment: server.environment,
+                         stdout: listing).waitForExit()
+        #expect((try String(contentsOfFile: listing, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
     }
 
     @Test func unpluggingMidSessionFailsAndTheNextSessionWorksOnceTheDeviceIsBack() throws {
@@ -152,7 +158,7 @@ import Testing
         let second = try LiveRun.finish(next, out: nextOut, err: nextErr, started: again)
         player.send(SIGTERM)
         player.waitForExit()
-        #expect(second.outcome == "matched", "\(second.output)")
+        #expect(second.outcome == "match", "\(second.output)")
         #expect(second.referenceId == mics.catalog.references[5].audio.id)
     }
 }

@@ -36,7 +36,7 @@ for cond, label in [("mic", "speaker→room→mic (band-pass, reverb, pink +10 d
     heard, right, wrong, nomatch = [], 0, 0, 0
     for r in clips[cond]:
         result = session(r)
-        if result.get("outcome") == "matched":
+        if result.get("outcome") == "match":
             if result.get("referenceId") == r["expectedId"]:
                 right += 1
                 heard.append(result["heardSeconds"])
