@@ -84,12 +84,11 @@ import Testing
         return path
     }
 
-    @Test func playbackInRealTimeIsRecognizedAndTheDeviceIsReleased() throws {
-        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
-        let server = mics.pulse
-        try server.start()
-        defer { server.stop() }
-        let file = try playbackFile(reference: 2, from: 40, length: 9, lead: 1)
+    /// Starts a 15 s session on the PulseAudio microphone, plays 9 s of `reference` from `from`
+    /// seconds (after 1 s of silence) through the speaker→room→mic chain once capture runs, and
+    /// returns the session's result.
+    private func listenWhilePlaying(_ server: TestPulseServer, reference: Int, from: Int) throws -> LiveRun {
+        let file = try playbackFile(reference: reference, from: from, length: 9, lead: 1)
         let started = ContinuousClock.now
         let (child, out, err) = try LiveRun.start(device: mics.pulsePCM, window: 15)
         try waitForCapture(server)
@@ -97,6 +96,15 @@ import Testing
         let run = try LiveRun.finish(child, out: out, err: err, started: started)
         player.send(SIGTERM)
         player.waitForExit()
+        return run
+    }
+
+    @Test func playbackInRealTimeIsRecognizedAndTheDeviceIsReleased() throws {
+        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
+        let server = mics.pulse
+        try server.start()
+        defer { server.stop() }
+        let run = try listenWhilePlaying(server, reference: 2, from: 40)
         #expect(run.outcome == "match", "\(run.output) \(run.stderr)")
         #expect(run.referenceId == mics.catalog.references[2].audio.id)
         // The session heard some silence before playback began, so it started earlier in the
@@ -150,14 +158,7 @@ import Testing
         // The device comes back: the next session listens and recognizes.
         try server.start()
         defer { server.stop() }
-        let file = try playbackFile(reference: 5, from: 20, length: 9, lead: 1)
-        let again = ContinuousClock.now
-        let (next, nextOut, nextErr) = try LiveRun.start(device: mics.pulsePCM, window: 15)
-        try waitForCapture(server)
-        let player = try server.client("paplay", ["--device=vmic", "--latency-msec=100", file])
-        let second = try LiveRun.finish(next, out: nextOut, err: nextErr, started: again)
-        player.send(SIGTERM)
-        player.waitForExit()
+        let second = try listenWhilePlaying(server, reference: 5, from: 20)
         #expect(second.outcome == "match", "\(second.output)")
         #expect(second.referenceId == mics.catalog.references[5].audio.id)
     }
