@@ -1,0 +1,80 @@
+/// One parsed command line: the command word and its arguments. Arguments are separated by
+/// spaces; an argument with spaces or quotes is written in double quotes with `\"` and `\\`.
+public struct ProtocolRequest: Sendable, Equatable {
+    public let command: String
+    public let arguments: [String]
+
+    /// The longest line a client may send, in bytes, and the most arguments it may carry.
+    public static let maxLineBytes = 1024
+    public static let maxArguments = 8
+
+    /// Why a line could not be read as a command. `.notACommand` closes the connection: the peer
+    /// is not speaking this protocol (binary junk, an HTTP request).
+    public enum Rejection: Error, Sendable, Equatable {
+        case empty
+        case tooLong
+        case notACommand(String)
+        case malformed(String)
+    }
+
+    /// Parses one line (without its newline).
+    public static func parse(_ bytes: ArraySlice<UInt8>) -> Result<ProtocolRequest, Rejection> {
+        guard bytes.count <= maxLineBytes else { return .failure(.tooLong) }
+        var line = bytes
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        guard let text = String(validating: line, as: UTF8.self) else { return .failure(.notACommand("not UTF-8 text")) }
+        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return .failure(.notACommand("control characters in a command line"))
+        }
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quoted = false
+        var escaped = false
+        for character in text {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if quoted {
+                if character == "\\" { escaped = true } else if character == "\"" { quoted = false } else { current.append(character) }
+            } else if character == " " || character == "\t" {
+                if inWord { words.append(current); current = ""; inWord = false }
+            } else if character == "\"" {
+                guard !inWord else { return .failure(.malformed("a quote inside a word")) }
+                quoted = true
+                inWord = true
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if quoted || escaped { return .failure(.malformed("an unterminated quoted argument")) }
+        if inWord { words.append(current) }
+        guard let command = words.first else { return .failure(.empty) }
+        // Commands are ASCII words; anything else (a path, binary) is another protocol, and so is
+        // an HTTP request line ("GET / HTTP/1.1").
+        let isWord = command.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) }
+        guard isWord, command.count <= 32, !(words.count >= 3 && words[words.count - 1].hasPrefix("HTTP/")) else {
+            return .failure(.notACommand("'\(ProtocolText.sanitized(String(command.prefix(32))))' is not a Soundtrace command"))
+        }
+        let arguments = Array(words.dropFirst())
+        guard arguments.count <= maxArguments else { return .failure(.malformed("more than \(maxArguments) arguments")) }
+        return .success(ProtocolRequest(command: command, arguments: arguments))
+    }
+
+    /// Looks the command up and checks its argument count and the client's permission, before
+    /// anything runs.
+    public func check(permission: ProtocolPermission) -> Result<ProtocolCommand, ProtocolError> {
+        guard let entry = ProtocolCommand.named(command) else {
+            return .failure(ProtocolError(.unknownCommand, command: command, "unknown command \"\(command)\"; send `commands` for the list"))
+        }
+        guard permission >= entry.permission else {
+            return .failure(ProtocolError(.permission, command: command, "this connection may only read; present the token first (`token SECRET`)"))
+        }
+        guard arguments.count >= entry.minArguments, arguments.count <= entry.maxArguments else {
+            let wanted = entry.minArguments == entry.maxArguments ? "\(entry.minArguments)" : "\(entry.minArguments) to \(entry.maxArguments)"
+            return .failure(ProtocolError(.badArguments, command: command, "\(command) takes \(wanted) argument\(entry.maxArguments == 1 ? "" : "s"), got \(arguments.count)"))
+        }
+        return .success(entry)
+    }
+}

@@ -1,0 +1,79 @@
+import Testing
+@testable import SoundtraceCore
+
+@Suite struct ProtocolTests {
+    func parse(_ line: String) -> Result<ProtocolRequest, ProtocolRequest.Rejection> {
+        ProtocolRequest.parse(Array(line.utf8)[...])
+    }
+
+    @Test func parsesCommandsAndQuotedArguments() {
+        #expect(parse("status") == .success(ProtocolRequest(command: "status", arguments: [])))
+        #expect(parse("show 42\r") == .success(ProtocolRequest(command: "show", arguments: ["42"])))
+        #expect(parse("  favorite   harbor-lights  ") == .success(ProtocolRequest(command: "favorite", arguments: ["harbor-lights"])))
+        #expect(parse(#"token "a b\"c\\d""#) == .success(ProtocolRequest(command: "token", arguments: [#"a b"c\d"#])))
+        #expect(parse(#"idle state "history""#) == .success(ProtocolRequest(command: "idle", arguments: ["state", "history"])))
+        #expect(parse("token \"\"") == .success(ProtocolRequest(command: "token", arguments: [""])))
+    }
+
+    @Test func rejectsWhatIsNotACommandLine() {
+        #expect(parse("") == .failure(.empty))
+        #expect(parse("   ") == .failure(.empty))
+        #expect(parse(String(repeating: "a", count: 1025)) == .failure(.tooLong))
+        #expect(ProtocolRequest.parse([0xFF, 0xFE, 0x00][...]) == .failure(.notACommand("not UTF-8 text")))
+        #expect(parse("sta\u{1}tus") == .failure(.notACommand("control characters in a command line")))
+        guard case .failure(.notACommand) = parse("GET / HTTP/1.1") else { Issue.record("HTTP accepted"); return }
+        guard case .failure(.notACommand) = parse("/etc/passwd") else { Issue.record("path accepted"); return }
+        #expect(parse("token \"open") == .failure(.malformed("an unterminated quoted argument")))
+        #expect(parse("show a\"b\"") == .failure(.malformed("a quote inside a word")))
+        #expect(parse("history 1 2 3 4 5 6 7 8 9") == .failure(.malformed("more than 8 arguments")))
+    }
+
+    @Test func checksCommandPermissionAndArgumentsBeforeRunning() throws {
+        func check(_ line: String, _ permission: ProtocolPermission) throws -> Result<ProtocolCommand, ProtocolError> {
+            try parse(line).get().check(permission: permission)
+        }
+        #expect(try check("status", .read).map(\.name) == .success("status"))
+        #expect(try check("listen", .read) == .failure(ProtocolError(.permission, command: "listen",
+            "this connection may only read; present the token first (`token SECRET`)")))
+        #expect(try check("listen", .control).map(\.name) == .success("listen"))
+        #expect(try check("Status", .control) == .failure(ProtocolError(.unknownCommand, command: "Status",
+            "unknown command \"Status\"; send `commands` for the list")))
+        #expect(try check("show", .read) == .failure(ProtocolError(.badArguments, command: "show", "show takes 1 argument, got 0")))
+        #expect(try check("history 0:10 x", .read) == .failure(ProtocolError(.badArguments, command: "history", "history takes 0 to 1 argument, got 2")))
+        #expect(try check("delete 3", .control).map(\.permission) == .success(.control))
+        // Every read command is usable read-only, every control command needs control.
+        for command in ProtocolCommand.all {
+            #expect(ProtocolCommand.named(command.name) == command)
+        }
+        #expect(Set(ProtocolCommand.all.filter { $0.permission == .control }.map(\.name))
+                == ["listen", "cancel", "favorite", "unfavorite", "delete"])
+    }
+
+    @Test func repliesCannotBeForgedByValues() {
+        #expect(ProtocolText.reply([("title", "Evil\nOK\nstate: matched"), ("score", "7")])
+                == "title: Evil OK state: matched\nscore: 7\nOK\n")
+        #expect(ProtocolError(.notFound, command: "show", "no recognition 9\nOK").line == "ACK [50@0] {show} no recognition 9 OK")
+        #expect(ProtocolText.greeting == "OK SOUNDTRACE 1")
+    }
+
+    @Test func rangesAreBoundedPages() {
+        #expect(ProtocolRange.parse(nil, command: "history") == .success(ProtocolRange(start: 0, end: 100)))
+        #expect(ProtocolRange.parse("20:40", command: "history") == .success(ProtocolRange(start: 20, end: 40)))
+        #expect(ProtocolRange.parse("5:", command: "catalog") == .success(ProtocolRange(start: 5, end: 105)))
+        for bad in ["0:101", "10:5", "x:3", "-1:3", "3", "1:2:3", ":4"] {
+            guard case .failure(let error) = ProtocolRange.parse(bad, command: "history") else { Issue.record("\(bad) accepted"); continue }
+            #expect(error.code == .badArguments)
+        }
+    }
+
+    @Test func idleFlagsAreBitsNotQueues() {
+        #expect(IdleFlags.parse([]) == .success(.all))
+        #expect(IdleFlags.parse(["history", "state"]) == .success([.state, .history]))
+        guard case .failure(let error) = IdleFlags.parse(["volume"]) else { Issue.record("unknown subsystem accepted"); return }
+        #expect(error.code == .badArguments)
+        var pending: IdleFlags = []
+        for _ in 0..<1000 { pending.insert(.history) }  // a thousand changes cost one bit
+        pending.insert(.state)
+        #expect(pending.changedPairs.map(\.1) == ["state", "history"])
+    }
+}
