@@ -1,0 +1,128 @@
+/// The settings of `soundtraced`, read from its configuration file (`key = value` lines, `#`
+/// comments) and validated as a whole: every error names the line and the fix, and a LAN bind
+/// without a token is refused. Command-line flags override values after parsing.
+public struct DaemonConfiguration: Sendable, Equatable {
+    public var catalog = "/usr/share/soundtrace/soundtrace.catalog"
+    public var stateDirectory = "/var/lib/soundtrace"
+    public var bind = "127.0.0.1"
+    public var port = 6680
+    public var device = "default"
+    public var tokenFile: String?
+    public var windowSeconds = SessionSettings.defaultWindowSeconds
+    public var gpio = true
+    public var maxClients = 8
+    public var idleTimeoutSeconds = 300
+
+    public init() {}
+
+    /// Keys, with the range or form each accepts, as the documentation lists them.
+    public static let keys: [(name: String, form: String)] = [
+        ("catalog", "path of the catalog file"), ("state_dir", "folder for the history database"),
+        ("bind", "IPv4 address, ::1, :: or localhost"), ("port", "1–65535"), ("device", "ALSA capture device"),
+        ("token_file", "file holding the LAN token (needed when bind is not loopback)"),
+        ("window_seconds", "3–30"), ("gpio", "yes or no"), ("max_clients", "1–64"), ("idle_timeout_seconds", "10–86400"),
+    ]
+
+    public struct Invalid: Error, Equatable, CustomStringConvertible {
+        public let file: String
+        /// 0 when the problem is not on one line (e.g. a LAN bind without a token).
+        public let line: Int
+        public let problem: String
+        public var description: String { line > 0 ? "\(file):\(line): \(problem)" : "\(file): \(problem)" }
+    }
+
+    /// Parses and validates the file's text; `file` names it in errors.
+    public static func parse(_ text: String, file: String) throws(Invalid) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        var seen: [String: Int] = [:]
+        // "\r\n" is one Character in Swift, so CRLF files need their own separator.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        guard lines.count <= 1000, text.utf8.count <= 64 * 1024 else {
+            throw Invalid(file: file, line: 0, problem: "is larger than a configuration file can be (64 KiB, 1000 lines)")
+        }
+        for (index, raw) in lines.enumerated() {
+            let number = index + 1
+            func fail(_ problem: String) -> Invalid { Invalid(file: file, line: number, problem: problem) }
+            let line = raw.trimmingWhitespace()
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw fail("expected 'key = value', got '\(line.prefix(60))'")
+            }
+            let key = String(line[..<equals]).trimmingWhitespace()
+            let value = String(line[line.index(after: equals)...]).trimmingWhitespace()
+            guard let known = keys.first(where: { $0.name == key }) else {
+                let hint = keys.map(\.name).first { $0.hasPrefix(String(key.prefix(3))) }.map { " (did you mean '\($0)'?)" } ?? ""
+                throw fail("unknown key '\(key)'\(hint); known keys: \(keys.map(\.name).joined(separator: ", "))")
+            }
+            if let first = seen[key] { throw fail("'\(key)' is set twice (first on line \(first)); keep one") }
+            seen[key] = number
+            guard !value.isEmpty else { throw fail("'\(key)' has no value; expected \(known.form)") }
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 }) else { throw fail("'\(key)' contains control characters") }
+            func integer(_ range: ClosedRange<Int>) throws(Invalid) -> Int {
+                guard let n = Int(value), range.contains(n) else { throw fail("'\(key)' must be a whole number in \(range.lowerBound)–\(range.upperBound), got '\(value)'") }
+                return n
+            }
+            func path() throws(Invalid) -> String {
+                guard value.hasPrefix("/") else { throw fail("'\(key)' must be an absolute path, got '\(value)'") }
+                return value
+            }
+            switch key {
+            case "catalog": configuration.catalog = try path()
+            case "state_dir": configuration.stateDirectory = try path()
+            case "bind":
+                guard Self.isAddress(value) else { throw fail("'bind' must be an IPv4 address, ::1, :: or localhost, got '\(value)'") }
+                configuration.bind = value
+            case "port": configuration.port = try integer(1...65535)
+            case "device": configuration.device = value
+            case "token_file": configuration.tokenFile = try path()
+            case "window_seconds": configuration.windowSeconds = try integer(SessionSettings.windowSecondsRange)
+            case "gpio":
+                switch value.lowercased() {
+                case "yes", "true", "on": configuration.gpio = true
+                case "no", "false", "off": configuration.gpio = false
+                default: throw fail("'gpio' must be yes or no, got '\(value)'")
+                }
+            case "max_clients": configuration.maxClients = try integer(1...64)
+            default: configuration.idleTimeoutSeconds = try integer(10...86400)
+            }
+        }
+        try configuration.validate(file: file)
+        return configuration
+    }
+
+    /// Checks rules that span keys (also after command-line overrides).
+    public func validate(file: String) throws(Invalid) {
+        if !Self.isLoopback(bind) && tokenFile == nil {
+            throw Invalid(file: file, line: 0, problem: "bind = \(bind) reaches the network, which needs a token: set token_file (the token travels in clear text; see the README)")
+        }
+    }
+
+    /// True for addresses only this machine can reach.
+    public static func isLoopback(_ address: String) -> Bool {
+        address == "localhost" || address == "::1" || address.hasPrefix("127.") && isIPv4(address)
+    }
+
+    static func isAddress(_ text: String) -> Bool {
+        text == "localhost" || text == "::1" || text == "::" || isIPv4(text)
+    }
+
+    static func isIPv4(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && (Int(part) ?? 256) <= 255
+        }
+    }
+}
+
+extension StringProtocol {
+    fileprivate func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first == " " || first == "\t" || first == "\r" { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last == " " || last == "\t" || last == "\r" { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}
