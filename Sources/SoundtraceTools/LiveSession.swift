@@ -14,11 +14,15 @@ final class LiveSession: @unchecked Sendable {
     private let catalog: Catalog
     private let settings: SessionSettings
     private let cancelRequested = Atomic<Bool>(false)
+    /// Monotonic milliseconds; injectable so tests can pass a stalled device's deadline without waiting.
+    private let clock: () -> Int64
 
-    init(source: AudioSource, catalog: Catalog, settings: SessionSettings) {
+    init(source: AudioSource, catalog: Catalog, settings: SessionSettings,
+         clock: @escaping () -> Int64 = LiveSession.monotonicMilliseconds) {
         self.source = source
         self.catalog = catalog
         self.settings = settings
+        self.clock = clock
     }
 
     /// Asks the running session to stop with `canceled`. Safe from any thread (e.g. a signal handler queue).
@@ -32,7 +36,7 @@ final class LiveSession: @unchecked Sendable {
     /// Runs the session to its end and returns it (always terminal).
     func run(token: SessionToken) -> RecognitionSession {
         var engine = SessionEngine(device: source.device)
-        let started = Self.monotonicMilliseconds()
+        let started = clock()
         let failedBeforeStart = { (fault: CaptureFault) -> RecognitionSession in
             var fresh = SessionEngine(device: self.source.device)
             do {
@@ -61,7 +65,7 @@ final class LiveSession: @unchecked Sendable {
         }
         while true {
             if isCancelRequested, let ended = engine.cancel(token: token) { return ended }
-            let now = Self.monotonicMilliseconds()
+            let now = clock()
             if let deadline = engine.deadline, now >= deadline,
                let ended = engine.deadlinePassed(monotonic: now, token: token) { return ended }
             let wait = max(1, min(250, Int((engine.deadline ?? now + 250) - now)))

@@ -14,6 +14,7 @@ final class PCMAudioSource: AudioSource {
     /// Frames to skip at these positions, to simulate overruns: position → lost frames.
     private let gaps: [Int: Int]
     private let fault: (at: Int, fault: CaptureFault)?
+    private(set) var framesSkipped = 0
     private(set) var openCount = 0
     private(set) var closeCount = 0
 
@@ -39,9 +40,14 @@ final class PCMAudioSource: AudioSource {
     func read(timeoutMilliseconds: Int) throws(CaptureFault) -> CaptureEvent {
         guard isOpen else { throw .other(device: device, detail: "read on a closed device") }
         if let fault, position >= fault.at { throw fault.fault }
-        if let lost = gaps[position] { position += lost }
+        if let lost = gaps[position] {
+            position += lost
+            framesSkipped += lost
+        }
         guard position < samples.count else { return .timeout }
-        let end = min(samples.count, position + chunkFrames)
+        var end = min(samples.count, position + chunkFrames)
+        // A gap inside this chunk: deliver up to it, so the next read starts with the loss.
+        if let gap = gaps.keys.filter({ $0 > position && $0 < end }).min() { end = gap }
         let chunk = Array(samples[position..<end])
         let frame = position
         position = end
