@@ -15,6 +15,9 @@ struct CatalogBuildCommand {
       -h, --help        show this help
     """
 
+    /// Shorter recordings could neither be recognized reliably nor verified by `catalog verify`.
+    static let minimumSeconds = 6
+
     let console: Console
 
     func run(_ args: [String]) -> ExitCode {
@@ -50,6 +53,11 @@ struct CatalogBuildCommand {
             console.progress("[\(i + 1)/\(total)] \(reference.id): reading \(reference.sourceFile)")
             do {
                 let loaded = try RecordingLoader.load(path: path, parameters: parameters, checksum: true)
+                guard loaded.audio.samples.count >= Self.minimumSeconds * parameters.sampleRate else {
+                    console.endProgress()
+                    console.error("soundtrace catalog build: reference '\(reference.id)': \(path) lasts \(Text.seconds(loaded.audio.durationSeconds)) s; a catalog recording must last at least \(Self.minimumSeconds) s to be recognized and verified")
+                    return .inputError
+                }
                 let input = CatalogBuilder.Input(audio: reference, samples: loaded.audio, sourceSHA256: loaded.sourceSHA256)
                 console.progress("[\(i + 1)/\(total)] \(reference.id): fingerprinting \(Text.seconds(loaded.audio.durationSeconds)) s")
                 let result = try CatalogBuilder.landmarks(of: input, parameters: parameters)

@@ -1,4 +1,5 @@
 import Foundation
+import SoundtraceTestSupport
 import Testing
 @testable import SoundtraceTools
 
@@ -74,5 +75,21 @@ struct CLIRun {
         #expect(Text.seconds(-1.5) == "-1.500")
         #expect(Text.seconds(12.0456) == "12.046")
         #expect(Text.seconds(0.007) == "0.007")
+    }
+}
+
+@Suite struct CatalogBuildRefusalTests {
+    @Test func aRecordingTooShortToRecognizeIsRefused() throws {
+        let dir = NSTemporaryDirectory() + "soundtrace-short-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let wav = TestAudio.wavFile(TestAudio.music(seed: 3, seconds: 2))
+        try Data(wav).write(to: URL(fileURLWithPath: dir + "/short.wav"))
+        let manifest = #"{"version": 1, "references": [{"id": "too-short", "title": "T", "creator": "C", "license": "CC0-1.0", "sourceFile": "short.wav"}]}"#
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: dir + "/manifest.json"))
+        let run = CLIRun(["catalog", "build", "--manifest", dir + "/manifest.json", "--out", dir + "/out.catalog"])
+        #expect(run.status == .inputError, "\(run.err)")
+        #expect(run.err.contains("reference 'too-short'") && run.err.contains("lasts 2.000 s") && run.err.contains("at least 6 s"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out.catalog"))
     }
 }
