@@ -1,0 +1,192 @@
+import Foundation
+import Glibc
+import SoundtraceCore
+import Testing
+@testable import SoundtracePlatform
+
+/// A blocking loopback client with a 5 s receive timeout (a bound, not a synchronization sleep).
+final class TestClient {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Everything until the peer closes (or the timeout).
+    func readToEnd() -> String {
+        var all: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            all += buffer.prefix(n)
+        }
+        return String(decoding: all, as: UTF8.self)
+    }
+
+    /// One line (without the newline).
+    func readLine() -> String? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while recv(fd, &byte, 1, 0) == 1 {
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
+    }
+}
+
+@Suite(.serialized) struct LineServerTests {
+    final class Recorder: @unchecked Sendable {
+        let lock = NSLock()
+        var events: [String] = []
+        var clients: [LineServer.Client] = []
+        func add(_ text: String) { lock.lock(); events.append(text); lock.unlock() }
+    }
+
+    /// Starts a server that answers `ping` with OK and anything else with an ACK, on a thread.
+    func start(_ limits: LineServer.Limits = LineServer.Limits()) throws -> (LineServer, Recorder, Thread) {
+        let server = try LineServer(address: "127.0.0.1", port: 0, limits: limits, greeting: ProtocolText.greeting)
+        let recorder = Recorder()
+        let thread = Thread {
+            server.run { event in
+                switch event {
+                case let .connected(client):
+                    recorder.lock.lock(); recorder.clients.append(client); recorder.lock.unlock()
+                    recorder.add("connected loopback=\(client.isLoopback)")
+                case let .line(client, bytes):
+                    switch ProtocolRequest.parse(bytes[...]) {
+                    case let .success(request) where request.command == "ping":
+                        server.send(ProtocolText.reply([]), to: client)
+                    case .success(let request):
+                        server.send(ProtocolText.reply(ProtocolError(.unknownCommand, command: request.command, "unknown")), to: client)
+                    case .failure:
+                        server.close(client)
+                    }
+                case let .disconnected(_, reason):
+                    recorder.add("disconnected \(reason)")
+                }
+            }
+            recorder.add("stopped")
+        }
+        thread.start()
+        return (server, recorder, thread)
+    }
+
+    @Test func greetsAnswersAndClosesOnJunk() throws {
+        let (server, recorder, _) = try start()
+        defer { server.stop() }
+        let client = try TestClient(port: server.port)
+        #expect(client.readLine() == "OK SOUNDTRACE 1")
+        client.send("ping\n")
+        #expect(client.readLine() == "OK")
+        client.send("frobnicate\n")
+        #expect(client.readLine() == "ACK [5@0] {frobnicate} unknown")
+        client.send("GET / HTTP/1.1\r\n")
+        #expect(client.readToEnd() == "")
+        #expect(recorder.events.first == "connected loopback=true")
+    }
+
+    @Test func aLineTooLongIsRefusedAndTheClientClosed() throws {
+        let (server, _, _) = try start()
+        defer { server.stop() }
+        let client = try TestClient(port: server.port)
+        _ = client.readLine()
+        client.send(String(repeating: "x", count: 5000))
+        #expect(client.readToEnd() == "ACK [2@0] {} line longer than 1024 bytes\n")
+    }
+
+    @Test func clientsBeyondTheCapAreRefusedVisibly() throws {
+        var limits = LineServer.Limits()
+        limits.maxClients = 2
+        let (server, _, _) = try start(limits)
+        defer { server.stop() }
+        let a = try TestClient(port: server.port)
+        let b = try TestClient(port: server.port)
+        #expect(a.readLine() == "OK SOUNDTRACE 1")
+        #expect(b.readLine() == "OK SOUNDTRACE 1")
+        let c = try TestClient(port: server.port)
+        #expect(c.readToEnd() == "ACK [56@0] {} too many clients (2); try again later\n")
+        // The first two still work.
+        a.send("ping\n")
+        #expect(a.readLine() == "OK")
+    }
+
+    @Test func idleClientsAreClosed() throws {
+        var limits = LineServer.Limits()
+        limits.idleTimeoutMilliseconds = 300
+        let (server, recorder, _) = try start(limits)
+        defer { server.stop() }
+        let client = try TestClient(port: server.port)
+        let started = ContinuousClock.now
+        _ = client.readLine()
+        #expect(client.readToEnd() == "")
+        #expect(ContinuousClock.now - started >= .milliseconds(250))
+        #expect(recorder.events.contains("disconnected idle timeout"))
+    }
+
+    @Test func aClientThatDoesNotReadIsDroppedNotBuffered() throws {
+        var limits = LineServer.Limits()
+        limits.maxPendingBytes = 64 * 1024
+        let (server, recorder, _) = try start(limits)
+        defer { server.stop() }
+        let client = try TestClient(port: server.port)
+        _ = client.readLine()
+        recorder.lock.lock()
+        let connected = recorder.clients.first
+        recorder.lock.unlock()
+        let target = try #require(connected)
+        let chunk = String(repeating: "y", count: 1000) + "\n"
+        // Far more than the socket buffers and the queue limit together, never read by the client.
+        for _ in 0..<4000 { server.send(chunk, to: target) }
+        var dropped = false
+        for _ in 0..<500 where !dropped {
+            recorder.lock.lock()
+            dropped = recorder.events.contains("disconnected too much unread output")
+            recorder.lock.unlock()
+            if !dropped { usleep(10_000) }  // bounded wait for the server thread
+        }
+        #expect(dropped)
+    }
+
+    @Test func stopEndsRun() throws {
+        let (server, recorder, _) = try start()
+        _ = try TestClient(port: server.port)
+        server.stop()
+        var stopped = false
+        for _ in 0..<500 where !stopped {
+            recorder.lock.lock()
+            stopped = recorder.events.last == "stopped"
+            recorder.lock.unlock()
+            if !stopped { usleep(10_000) }
+        }
+        #expect(stopped)
+    }
+
+    @Test func badAddressesAndBusyPortsAreClearErrors() throws {
+        #expect(throws: LineServer.Failure.invalidAddress("not-an-ip")) {
+            try LineServer(address: "not-an-ip", port: 0, greeting: "x")
+        }
+        let first = try LineServer(address: "127.0.0.1", port: 0, greeting: "x")
+        do {
+            _ = try LineServer(address: "127.0.0.1", port: first.port, greeting: "x")
+            Issue.record("a second listener on the same port succeeded")
+        } catch {
+            #expect(error.description.contains("port \(first.port)") && error.description.contains("choose another port"))
+        }
+    }
+}
