@@ -73,11 +73,11 @@ public final class LineServer: @unchecked Sendable {
         var storage = sockaddr_storage()
         var length: socklen_t = 0
         let family: Int32
-        if let v4 = Self.ipv4(address, port: port) {
+        if let v4 = SocketAddress.ipv4(address, port: port) {
             withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v4, as: sockaddr_in.self) }
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
             family = AF_INET
-        } else if let v6 = Self.ipv6(address, port: port) {
+        } else if let v6 = SocketAddress.ipv6(address, port: port) {
             withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v6, as: sockaddr_in6.self) }
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
             family = AF_INET6
@@ -204,7 +204,7 @@ public final class LineServer: @unchecked Sendable {
                 if fd >= 0 {
                     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                    let (name, loopback) = Self.describe(&peer)
+                    let (name, loopback) = SocketAddress.describe(&peer)
                     if connections.count >= limits.maxClients {
                         let refusal = Array("ACK [56@0] {} too many clients (\(limits.maxClients)); try again later\n".utf8)
                         _ = refusal.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -226,42 +226,5 @@ public final class LineServer: @unchecked Sendable {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
-
-    private static func ipv4(_ address: String, port: Int) -> sockaddr_in? {
-        var a = sockaddr_in()
-        let text = address == "localhost" ? "127.0.0.1" : address
-        guard inet_pton(AF_INET, text, &a.sin_addr) == 1 else { return nil }
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_port = UInt16(port).bigEndian
-        return a
-    }
-
-    private static func ipv6(_ address: String, port: Int) -> sockaddr_in6? {
-        var a = sockaddr_in6()
-        guard inet_pton(AF_INET6, address, &a.sin6_addr) == 1 else { return nil }
-        a.sin6_family = sa_family_t(AF_INET6)
-        a.sin6_port = UInt16(port).bigEndian
-        return a
-    }
-
-    private static func string(_ text: [CChar]) -> String {
-        String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func describe(_ peer: inout sockaddr_storage) -> (String, Bool) {
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        if peer.ss_family == sa_family_t(AF_INET) {
-            let a = withUnsafeBytes(of: &peer) { $0.load(as: sockaddr_in.self) }
-            var address = a.sin_addr
-            inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-            let name = Self.string(text)
-            return (name, name.hasPrefix("127."))
-        }
-        let a = withUnsafeBytes(of: &peer) { $0.load(as: sockaddr_in6.self) }
-        var address = a.sin6_addr
-        inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-        let name = Self.string(text)
-        return (name, name == "::1" || name.hasPrefix("::ffff:127."))
     }
 }
