@@ -69,7 +69,7 @@ import Testing
             if let text = try? String(contentsOfFile: listing, encoding: .utf8), !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 return
             }
-            usleep(50_000)  // the server gives no event for a new stream; poll, bounded to 10 s
+            usleep(50_000)  // poll the server's stream list for the condition itself, at most 10 s
         }
         throw TestFailure("the session's capture stream never appeared on the test PulseAudio server")
     }

@@ -52,10 +52,21 @@ final class TestClient {
 
 @Suite(.serialized) struct LineServerTests {
     final class Recorder: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = NSCondition()
         var events: [String] = []
         var clients: [LineServer.Client] = []
-        func add(_ text: String) { lock.lock(); events.append(text); lock.unlock() }
+        func add(_ text: String) { lock.lock(); events.append(text); lock.broadcast(); lock.unlock() }
+
+        /// Waits until the server thread records `event` (false after 5 s: the test then fails).
+        func waitFor(_ event: String) -> Bool {
+            let deadline = Date().addingTimeInterval(5)
+            lock.lock()
+            defer { lock.unlock() }
+            while !events.contains(event) {
+                if !lock.wait(until: deadline) { return events.contains(event) }
+            }
+            return true
+        }
     }
 
     /// Starts a server that answers `ping` with OK and anything else with an ACK, on a thread.
@@ -136,7 +147,7 @@ final class TestClient {
         _ = client.readLine()
         #expect(client.readToEnd() == "")
         #expect(ContinuousClock.now - started >= .milliseconds(250))
-        #expect(recorder.events.contains("disconnected idle timeout"))
+        #expect(recorder.waitFor("disconnected idle timeout"))
     }
 
     @Test func aClientThatDoesNotReadIsDroppedNotBuffered() throws {
@@ -153,28 +164,14 @@ final class TestClient {
         let chunk = String(repeating: "y", count: 1000) + "\n"
         // Far more than the socket buffers and the queue limit together, never read by the client.
         for _ in 0..<4000 { server.send(chunk, to: target) }
-        var dropped = false
-        for _ in 0..<500 where !dropped {
-            recorder.lock.lock()
-            dropped = recorder.events.contains("disconnected too much unread output")
-            recorder.lock.unlock()
-            if !dropped { usleep(10_000) }  // bounded wait for the server thread
-        }
-        #expect(dropped)
+        #expect(recorder.waitFor("disconnected too much unread output"))
     }
 
     @Test func stopEndsRun() throws {
         let (server, recorder, _) = try start()
         _ = try TestClient(port: server.port)
         server.stop()
-        var stopped = false
-        for _ in 0..<500 where !stopped {
-            recorder.lock.lock()
-            stopped = recorder.events.last == "stopped"
-            recorder.lock.unlock()
-            if !stopped { usleep(10_000) }
-        }
-        #expect(stopped)
+        #expect(recorder.waitFor("stopped"))
     }
 
     @Test func badAddressesAndBusyPortsAreClearErrors() throws {
