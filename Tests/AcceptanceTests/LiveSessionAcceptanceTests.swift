@@ -49,7 +49,16 @@ import Testing
             Issue.record("setpriv (util-linux) is needed to drop privileges")
             return
         }
-        let run = try LiveRun.run(device: "st_acc_root_only",
+        // Copies of the binary and catalog in the world-readable test folder: the checkout may live
+        // where nobody cannot go (e.g. under /root on a CI machine).
+        let binary = mics.directory + "/soundtrace-as-nobody"
+        let catalog = mics.directory + "/soundtrace.catalog"
+        for (from, to) in [(Microphones.binary, binary), (Microphones.catalogPath, catalog)] {
+            try? FileManager.default.removeItem(atPath: to)
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: to)
+        }
+        let run = try LiveRun.run(device: "st_acc_root_only", binary: binary, catalog: catalog,
                                   prefix: [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
         #expect(run.status == 4, "\(run.output) \(run.stderr)")
         #expect(run.output["errorCode"] as? String == "permissionDenied")

@@ -98,12 +98,13 @@ struct LiveRun {
     let seconds: Double
 
     /// Starts the session and returns the running child and where its output goes.
-    static func start(device: String, window: Int = 10, prefix: [String] = []) throws -> (ChildProcess, String, String) {
+    static func start(device: String, window: Int = 10, binary: String = Microphones.binary,
+                      catalog: String = Microphones.catalogPath, prefix: [String] = []) throws -> (ChildProcess, String, String) {
         let mics = Microphones.shared
         let out = "\(mics.directory)/out-\(UUID().uuidString).json"
         let err = out + ".err"
-        let command = prefix + [Microphones.binary, "match", "--device", device, "--seconds", String(window),
-                                "--catalog", Microphones.catalogPath, "--json"]
+        let command = prefix + [binary, "match", "--device", device, "--seconds", String(window),
+                                "--catalog", catalog, "--json"]
         let child = try ChildProcess(path: command[0], arguments: Array(command.dropFirst()),
                                      environment: mics.environment, stdout: out, stderr: err)
         return (child, out, err)
@@ -122,9 +123,10 @@ struct LiveRun {
     }
 
     /// Runs a session to its end.
-    static func run(device: String, window: Int = 10, prefix: [String] = []) throws -> LiveRun {
+    static func run(device: String, window: Int = 10, binary: String = Microphones.binary,
+                    catalog: String = Microphones.catalogPath, prefix: [String] = []) throws -> LiveRun {
         let started = ContinuousClock.now
-        let (child, out, err) = try start(device: device, window: window, prefix: prefix)
+        let (child, out, err) = try start(device: device, window: window, binary: binary, catalog: catalog, prefix: prefix)
         return try finish(child, out: out, err: err, started: started)
     }
 

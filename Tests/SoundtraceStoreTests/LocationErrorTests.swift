@@ -77,8 +77,13 @@ import SoundtraceStore
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
             let path = state + "/history.db"
             let stderrPath = directory + "/stderr.txt"
+            // A copy in the world-readable temporary folder: the checkout itself may live where
+            // nobody cannot go (e.g. under /root on a CI machine).
+            let copy = directory + "/soundtrace-store-writer"
+            try FileManager.default.copyItem(atPath: executable, toPath: copy)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)
             let writer = try WriterProcess(command: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                                     executable, path], stderrPath: stderrPath)
+                                                     copy, path], stderrPath: stderrPath)
             let status = writer.waitForExit()
             let message = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             #expect(status == 1, "exit status \(status): \(message)")
