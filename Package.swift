@@ -51,9 +51,14 @@ let package = Package(
             name: "soundtrace-store-writer",
             dependencies: ["SoundtraceStore"]
         ),
+        // The fingerprint engine as a session's recognizer (engine + Core's Recognizer protocol).
+        .target(
+            name: "SoundtraceRecognition",
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore"]
+        ),
         .target(
             name: "SoundtraceTools",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtracePlatform"]
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtracePlatform", "SoundtraceRecognition"]
         ),
         .executableTarget(
             name: "soundtrace",

@@ -25,6 +25,7 @@ public struct ProtocolCommand: Sendable, Equatable {
         .init(name: "status", permission: .read, minArguments: 0, maxArguments: 0, summary: "state, session, last outcome, catalog, device, calm mode"),
         .init(name: "idle", permission: .read, minArguments: 0, maxArguments: 4, summary: "wait until state, history, favorites or catalog change"),
         .init(name: "noidle", permission: .read, minArguments: 0, maxArguments: 0, summary: "stop waiting"),
+        .init(name: "session", permission: .read, minArguments: 1, maxArguments: 1, summary: "one recent session's state and outcome"),
         .init(name: "listen", permission: .control, minArguments: 0, maxArguments: 0, summary: "start a listening session"),
         .init(name: "cancel", permission: .control, minArguments: 0, maxArguments: 0, summary: "cancel the listening session"),
         .init(name: "history", permission: .read, minArguments: 0, maxArguments: 1, summary: "recognitions, newest first, by range START:END"),

@@ -1,6 +1,7 @@
 import Glibc
 import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtraceRecognition
 import Synchronization
 
 /// Runs one listening session on a capture device: opens it, feeds the session engine until the

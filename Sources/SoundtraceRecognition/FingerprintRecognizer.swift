@@ -5,22 +5,22 @@ import SoundtraceFingerprint
 /// engine's rate when the device granted another rate), snapshots with catalog metadata out.
 /// Short gaps are filled with silence so that offsets stay right; the session engine fails
 /// sessions whose gaps are too long to bridge.
-final class FingerprintRecognizer: Recognizer {
-    let sampleRate: Int
+public final class FingerprintRecognizer: Recognizer {
+    public let sampleRate: Int
     private let catalog: Catalog
     private let matcher: QueryMatcher
     private var resampler: Resampler
     private var nextFrame = 0
     private var finished = false
 
-    init(catalog: Catalog, inputRate: Int) throws {
+    public init(catalog: Catalog, inputRate: Int) throws {
         self.catalog = catalog
         sampleRate = inputRate
         matcher = try QueryMatcher(catalog: catalog)
         resampler = Resampler(inputRate: inputRate, outputRate: catalog.parameters.sampleRate)
     }
 
-    func push(_ samples: [Int16], atFrame frame: Int) {
+    public func push(_ samples: [Int16], atFrame frame: Int) {
         guard !finished else { return }
         if frame > nextFrame {
             matcher.push(resampler.process([Int16](repeating: 0, count: frame - nextFrame)))
@@ -29,7 +29,7 @@ final class FingerprintRecognizer: Recognizer {
         nextFrame = max(nextFrame, frame) + samples.count
     }
 
-    func snapshot(final: Bool) -> RecognizerSnapshot {
+    public func snapshot(final: Bool) -> RecognizerSnapshot {
         if final && !finished {
             finished = true
             matcher.push(resampler.finish())
