@@ -106,13 +106,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundtraceDaemonTests",
-            dependencies: ["SoundtraceDaemon", "SoundtraceCore", "SoundtraceStore", "SoundtraceFingerprint", "SoundtraceTestSupport"]
+            dependencies: ["SoundtraceDaemon", "SoundtraceCore", "SoundtraceStore", "SoundtraceFingerprint", "SoundtracePlatform",
+                           "SoundtraceTestSupport"]
         ),
         // Drives the real `soundtrace` binary against simulated microphones (ALSA file plugin,
         // PulseAudio null sink).
         .testTarget(
             name: "AcceptanceTests",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport"]
+            dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport", "CLinux"]
         ),
     ],
     swiftLanguageModes: [.v6]

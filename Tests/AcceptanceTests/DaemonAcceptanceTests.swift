@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import SoundtraceTestSupport
@@ -164,6 +165,26 @@ import Testing
         #expect(matched == Set(recorded).intersection(known), "matched \(matched.sorted()) recorded \(recorded.sorted())")
         // And the appliance still works.
         #expect(try listenToEnd(client).value("state") == "matched")
+    }
+
+    @Test func onATerminalEnterIsTheButtonAndTheConsoleShowsTheState() throws {
+        let master = posix_openpt(O_RDWR | O_NOCTTY)
+        try #require(master >= 0)
+        defer { close(master) }
+        #expect(grantpt(master) == 0 && unlockpt(master) == 0)
+        let terminal = String(cString: ptsname(master))
+        try mics.plug("st_acc_ref_b")
+        let daemon = try DaemonProcess(stateDirectory: DaemonProcess.stateDirectory("console"), stdin: terminal)
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        _ = write(master, "\n", 1)
+        #expect(try client.command("idle history", timeoutMilliseconds: 15_000) == .ok([.init(key: "changed", value: "history")]))
+        let history = try client.command("history")
+        #expect(history.value("reference") == mics.catalog.references[4].audio.id)
+        #expect(history.value("session") == "s-1")
+        #expect(daemon.output.contains("listening"), "\(daemon.output)")
+        #expect(daemon.output.contains("MATCH — \"\(mics.catalog.references[4].audio.title)\""), "\(daemon.output)")
+        #expect(daemon.output.contains("[Enter: listen]"))
     }
 
     @Test func aLANBindWithoutATokenIsRefusedAtStart() throws {

@@ -14,7 +14,8 @@ final class DaemonProcess {
 
     /// Starts the daemon on a free loopback port with `arguments` added, and waits until it serves.
     init(stateDirectory: String, device: String = "st_acc_switch", catalog: String = Microphones.catalogPath,
-         extra: [String] = [], environment: [String: String] = [:], config: String = "/dev/null") throws {
+         extra: [String] = [], environment: [String: String] = [:], config: String = "/dev/null",
+         stdin: String = "/dev/null") throws {
         let mics = Microphones.shared
         self.stateDirectory = stateDirectory
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
@@ -25,7 +26,7 @@ final class DaemonProcess {
         child = try ChildProcess(path: Self.binary,
                                  arguments: ["--config", config, "--no-gpio", "--port", "0", "--state-dir", stateDirectory,
                                              "--device", device, "--catalog", catalog] + extra,
-                                 environment: env, stdout: outputPath, stderr: logPath)
+                                 environment: env, stdin: stdin, stdout: outputPath, stderr: logPath)
         let deadline = ProtocolConnection.now() + 15_000
         var found: Int?
         while found == nil, ProtocolConnection.now() < deadline {
@@ -41,6 +42,8 @@ final class DaemonProcess {
         guard let found else { throw TestFailure("soundtraced did not serve within 15 s: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")") }
         port = found
     }
+
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
