@@ -36,7 +36,7 @@ enum StatusCommands {
 
     static func text(_ r: ProtocolReply, endpoint: String, style: TextStyle) -> String {
         var lines = [style.bold("soundtraced at \(endpoint)")]
-        func add(_ label: String, _ value: String) { lines.append("  " + (label + ":").padding(11) + value) }
+        func add(_ label: String, _ value: String) { lines.append("  " + (label + ":").padding(12) + value) }
         let state = r.value("state") ?? "unknown"
         if state == "listening", let session = r.value("session") {
             add("state", style.good("listening") + " (session \(session))")
