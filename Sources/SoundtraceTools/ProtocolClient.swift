@@ -172,6 +172,11 @@ final class ProtocolClient {
                 guard let text = String(validating: line, as: UTF8.self) else {
                     throw .broken(endpoint: endpoint, detail: "sent a line that is not UTF-8 text")
                 }
+                // The daemon sends control characters as spaces; one here would reach the
+                // terminal, where escape sequences can rewrite what a person sees.
+                guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+                    throw .broken(endpoint: endpoint, detail: "sent a line with control characters, which protocol 1 never sends")
+                }
                 return .line(text)
             }
             // A line without an end is bounded like a reply.

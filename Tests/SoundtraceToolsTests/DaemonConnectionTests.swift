@@ -113,6 +113,8 @@ import Testing
         ("state: idle\nACK [52@0] {status} late error\n", "sent an error line in the middle of a reply"),
         ("Bad Key: x\nOK\n", "sent a line that is not part of protocol 1"),
         ("state:idle\nOK\n", "sent a line that is not part of protocol 1"),
+        ("title: \u{1B}[2Jgotcha\nOK\n", "sent a line with control characters"),
+        ("title: \u{9B}2J\nOK\n", "sent a line with control characters"),
     ])
     func malformedRepliesAreRefused(reply: String, message: String) throws {
         let (run, _) = try converse([("status", reply)], ["status"])

@@ -162,6 +162,8 @@ import Testing
         let reply = "reference: harbor-lights\ntitle: Harbor Lights\nduration: 205.250\nfavorite: no\nmeta: tempo=96\nOK\n"
         let reference = try converse([("reference harbor-lights", reply)], ["reference", "harbor-lights"]).run
         #expect(reference.out == "reference:      harbor-lights\ntitle:          Harbor Lights\nduration:       205.250 s\nfavorite:       no\nmetadata:\n  tempo: 96\n")
+        let referenceJSON = try converse([("reference harbor-lights", reply)], ["reference", "harbor-lights", "--json"]).run
+        #expect(referenceJSON.out == "{\"referenceId\": \"harbor-lights\", \"title\": \"Harbor Lights\", \"durationSeconds\": 205.250, \"favorite\": false, \"metadata\": {\"tempo\": \"96\"}}\n")
         let guideReply = "line: This catalog holds 7 recordings.\nline: To add one, edit catalog/manifest.json.\nOK\n"
         let guide = try converse([("guide", guideReply)], ["guide"]).run
         #expect(guide.out == "This catalog holds 7 recordings.\nTo add one, edit catalog/manifest.json.\n")

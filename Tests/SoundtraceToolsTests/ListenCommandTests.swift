@@ -121,6 +121,9 @@ import Testing
         #expect(received == ["session s-4"])
         #expect(session.out == "s-4: no match (heard audio that is not in the catalog)\n")
         #expect(session.status == .success)
+        let sessionJSON = try converse([("session s-4", Canned.canceled)], ["session", "s-4", "--json"]).run
+        #expect(sessionJSON.status == .success, "a query succeeds whatever the session's outcome")
+        #expect(sessionJSON.out.hasSuffix("\"sessionId\": \"s-4\", \"outcome\": \"canceled\", \"startedAt\": \"2026-11-29T15:40:00.500Z\", \"referenceId\": null, \"title\": null, \"creator\": null, \"offsetSeconds\": null, \"score\": 0, \"message\": \"canceled\"}\n"))
         let listening = try converse([("session s-4", Canned.listening)], ["session", "s-4"]).run
         #expect(listening.out == "s-4: still listening (started 2026-11-29 15:40:00 UTC)\n")
     }
