@@ -4,8 +4,11 @@ import Glibc
 /// variables, which standard streams are terminals, the confirmation answer, Ctrl-C, the clock and
 /// the network bounds. Tests supply their own.
 public struct ClientEnvironment: Sendable {
+    /// Environment variables (SOUNDTRACE_HOST, SOUNDTRACE_PORT, SOUNDTRACE_TOKEN, SOUNDTRACE_TOKEN_FILE, NO_COLOR).
     public var variables: [String: String]
+    /// Whether a person can answer `delete`'s question.
     public var standardInputIsTerminal: Bool
+    /// Whether colour may be used.
     public var standardOutputIsTerminal: Bool
     /// One line typed on standard input (nil at end of input), for `delete`'s confirmation.
     public var readAnswer: @Sendable () -> String?
@@ -15,6 +18,7 @@ public struct ClientEnvironment: Sendable {
     var interrupt: InterruptSignal?
     var limits = ProtocolClient.Limits()
 
+    /// An environment given piece by piece (tests); `process()` reads the running process's.
     public init(variables: [String: String], standardInputIsTerminal: Bool, standardOutputIsTerminal: Bool,
                 readAnswer: @escaping @Sendable () -> String?, now: @escaping @Sendable () -> Int64) {
         self.variables = variables

@@ -52,6 +52,7 @@ public enum SoundtraceCLI {
     ]
 
     /// Runs the command line `args` (without the program name) and returns the exit status.
+    /// Daemon commands read `environment` (variables, terminals, Ctrl-C); tests pass their own.
     public static func run(_ args: [String], console: Console, environment: ClientEnvironment = .process()) -> ExitCode {
         let args = movingLeadingDaemonOptions(args)
         guard let command = args.first else {
