@@ -62,7 +62,9 @@ final class ProtocolClient {
             event = try readLine(deadline: Self.deadline(limits.connectTimeoutMilliseconds),
                                  timeoutMilliseconds: limits.connectTimeoutMilliseconds, quietAt: nil, interrupt: nil)
         } catch let .broken(_, detail) {
-            throw .notSoundtrace(endpoint: endpoint, detail: "it \(detail) instead of greeting")
+            // A silent peer (an HTTP server waits for a request) or one that hangs up is not a
+            // soundtraced either.
+            throw .notSoundtrace(endpoint: endpoint, detail: "no greeting: it \(detail)")
         }
         guard case let .line(line) = event else { return }
         if line == ProtocolText.greeting { return }

@@ -52,6 +52,25 @@ import Testing
         #expect(received.isEmpty, "nothing may be sent to a peer that is not soundtraced")
     }
 
+    @Test func aPeerThatNeverGreetsIsNotSoundtraced() throws {
+        // A listening socket that never accepts: the kernel completes the connection, nobody speaks.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        #expect(listen(fd, 4) == 0)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        var limits = DaemonRun.testLimits
+        limits.connectTimeoutMilliseconds = 300
+        let run = DaemonRun(["status", "--port", String(port)], limits: limits)
+        #expect(run.status == .unreachable)
+        #expect(run.err == "soundtrace status: 127.0.0.1:\(port) is not a soundtraced speaking protocol 1: no greeting: it did not answer within 300 ms; check --host and --port (default port 6680)\n")
+    }
+
     @Test func aFullDaemonRefusesWithItsMessage() throws {
         let (run, _) = try converse([Step](), ["status"], greeting: "ACK [56@0] {} too many clients (8); try again later")
         #expect(run.status == .refused)
