@@ -102,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundtraceToolsTests",
-            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceTestSupport"]
+            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceTestSupport", "SoundtracePlatform"]
         ),
         .testTarget(
             name: "SoundtraceDaemonTests",
