@@ -110,6 +110,7 @@ final class Appliance: @unchecked Sendable {
                 let hit = state.pending.intersection(wanted)
                 state.pending.subtract(hit)
                 state.idling = nil
+                channel.setIdleExempt(state.client, false)
                 channel.send(ProtocolText.reply(hit.changedPairs), to: state.client)
             }
             clients[id] = state

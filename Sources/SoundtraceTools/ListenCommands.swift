@@ -57,14 +57,12 @@ enum ListenCommands {
         return record.exitCode
     }
 
-    /// Cancels our session if it is still listening, then reads how it ended. `cancel` names no
-    /// session, so checking first keeps a late Ctrl-C from canceling a newer session someone else
-    /// started; a session that ended meanwhile is reported as it ended.
+    /// Cancels our session if it is still listening and reads how it ended. `cancel ID` names the
+    /// session, so a late Ctrl-C never ends a newer session someone else started; a session that
+    /// ended meanwhile is reported as it ended.
     private static func cancel(_ record: SessionRecord, on client: ProtocolClient) throws(ClientError) -> SessionRecord {
-        let current = try sessionRecord(client.request("session", [record.id]), client)
-        guard current.isListening else { return current }
-        let reply = try client.request("cancel")
-        if let canceled = SessionRecord(reply), canceled.id == record.id, !canceled.isListening { return canceled }
+        let reply = try client.request("cancel", [record.id])
+        if let ended = SessionRecord(reply), ended.id == record.id, !ended.isListening { return ended }
         return try sessionRecord(client.request("session", [record.id]), client)
     }
 

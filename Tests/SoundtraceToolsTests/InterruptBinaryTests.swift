@@ -28,8 +28,7 @@ import Testing
                 kill(child.pid, SIGINT)
             }),
             FakeDaemon.Step(expect: "noidle", reply: .text("OK\n")),
-            FakeDaemon.Step(expect: "session s-4", reply: .text(Canned.listening)),
-            FakeDaemon.Step(expect: "cancel", reply: .text(Canned.canceled)),
+            FakeDaemon.Step(expect: "cancel s-4", reply: .text(Canned.canceled)),
         ]
         let daemon = try FakeDaemon(steps)
         let directory = FileManager.default.temporaryDirectory.path
@@ -63,6 +62,6 @@ import Testing
         #expect(status == 130)
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "s-4: canceled\n")
         #expect(daemon.problems.isEmpty, "\(daemon.problems); stderr: \((try? String(contentsOfFile: err, encoding: .utf8)) ?? "")")
-        #expect(daemon.received == ["listen", "idle state", "noidle", "session s-4", "cancel"])
+        #expect(daemon.received == ["listen", "idle state", "noidle", "cancel s-4"])
     }
 }

@@ -61,12 +61,11 @@ import Testing
             // The daemon holds the idle; Ctrl-C arrives while the client waits in it.
             Step(expect: "idle state", reply: .hold, action: { interrupt.raise() }),
             Step(expect: "noidle", reply: .text("OK\n")),
-            Step(expect: "session s-4", reply: .text(Canned.listening)),
-            Step(expect: "cancel", reply: .text(Canned.canceled)),
+            Step(expect: "cancel s-4", reply: .text(Canned.canceled)),
         ]
         let (run, received) = try converse(steps, ["listen", "--json"], interrupt: interrupt)
         #expect(run.status == .canceled)
-        #expect(received == ["listen", "idle state", "noidle", "session s-4", "cancel"])
+        #expect(received == ["listen", "idle state", "noidle", "cancel s-4"])
         #expect(run.out.contains("\"sessionId\": \"s-4\", \"outcome\": \"canceled\""))
     }
 
@@ -75,12 +74,13 @@ import Testing
         let steps = [
             Step(expect: "listen", reply: .text(Canned.listening)),
             Step(expect: "idle state", reply: .hold, action: { interrupt.raise() }),
-            // The session matched just before the noidle: no cancel is sent, the match is printed.
+            // The session matched just before the noidle: the cancel names it, so the daemon
+            // cancels nothing and answers with the match, which is printed.
             Step(expect: "noidle", reply: .text(Canned.changedState)),
-            Step(expect: "session s-4", reply: .text(Canned.matched)),
+            Step(expect: "cancel s-4", reply: .text(Canned.matched)),
         ]
         let (run, received) = try converse(steps, ["listen"], interrupt: interrupt)
-        #expect(!received.contains("cancel"))
+        #expect(received == ["listen", "idle state", "noidle", "cancel s-4"])
         #expect(run.status == .success)
         #expect(run.out.hasPrefix("s-4: match harbor-lights"))
     }
