@@ -1,0 +1,143 @@
+#!/bin/sh
+# Runs inside the virtual board (busybox sh). Proves gpio-sim + libgpiod 1.6 tools, snd-aloop +
+# alsa-utils, and documents what a capture sees when the sound card disappears.
+# Every check prints "CHECK <name>: PASS|FAIL <evidence>"; the exit status is the number of failures.
+# Observations that are facts to report, not pass/fail, print as "OBSERVE <name>: ...".
+fails=0
+t0=$(cut -d' ' -f1 /proc/uptime)
+now() { cut -d' ' -f1 /proc/uptime; }
+check() { # check NAME CONDITION-STATUS EVIDENCE
+  if [ "$2" = 0 ]; then echo "CHECK $1: PASS $3"; else echo "CHECK $1: FAIL $3"; fails=$((fails + 1)); fi
+}
+one_line() { tr '\n' ' ' | sed 's/  */ /g; s/ $//'; }
+
+# ---------------------------------------------------------------- GPIO (gpio-sim)
+cfg=/sys/kernel/config/gpio-sim/soundtrace
+mkdir $cfg $cfg/bank0
+echo 32 >$cfg/bank0/num_lines
+echo soundtrace-sim >$cfg/bank0/label
+for l in 17:GPIO17 23:GPIO23 24:GPIO24 25:GPIO25; do
+  mkdir $cfg/bank0/line${l%%:*}
+  echo ${l#*:} >$cfg/bank0/line${l%%:*}/name
+done
+echo 1 >$cfg/live
+dev=$(cat $cfg/dev_name 2>/dev/null) chip=$(cat $cfg/bank0/chip_name 2>/dev/null)
+sim=/sys/devices/platform/$dev/$chip
+[ "$(cat $cfg/live)" = 1 ] && [ -d "$sim/sim_gpio17" ]
+check gpio-sim-chip $? "live=$(cat $cfg/live) dev=$dev chip=$chip; gpiodetect: $(gpiodetect | one_line)"
+
+found=$(gpiofind GPIO17)
+[ "$found" = "$chip 17" ]
+check gpiofind-by-name $? "gpiofind GPIO17 -> '$found'; LEDs/buzzer: $(gpiofind GPIO23) / $(gpiofind GPIO24) / $(gpiofind GPIO25)"
+
+# The button: its electrical level is the simulated pull; libgpiod reads it as an input.
+set -- $found; bchip=$1 bline=$2
+echo pull-up >$sim/sim_gpio17/pull;   up=$(gpioget $bchip $bline)
+echo pull-down >$sim/sim_gpio17/pull; down=$(gpioget $bchip $bline)
+[ "$up" = 1 ] && [ "$down" = 0 ]
+check button-pull-read $? "pull-up -> gpioget=$up, pull-down -> gpioget=$down"
+
+# Edge events (what the daemon will wait on): gpiomon must see the simulated press and release.
+gpiomon --num-events=2 --format='%e %o' $bchip $bline >/tmp/mon.txt 2>&1 &
+mon=$!
+sleep 1
+echo pull-up >$sim/sim_gpio17/pull; sleep 0.3; echo pull-down >$sim/sim_gpio17/pull
+i=0; while kill -0 $mon 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill $mon 2>/dev/null
+events=$(one_line </tmp/mon.txt)
+[ "$events" = "1 17 0 17" ]
+check button-edge-events $? "gpiomon (1=rising 0=falling, offset): '$events'"
+
+# Outputs: LEDs and buzzer driven with gpioset, observed through the simulator's sysfs value.
+gpioset --mode=signal $chip 23=1 24=0 25=1 &
+setter=$!
+sleep 1
+v23=$(cat $sim/sim_gpio23/value) v24=$(cat $sim/sim_gpio24/value) v25=$(cat $sim/sim_gpio25/value)
+consumer=$(gpioinfo $chip | grep -E '"GPIO2[345]"' | one_line)
+kill $setter; wait $setter 2>/dev/null
+sleep 0.3
+r23=$(cat $sim/sim_gpio23/value)
+[ "$v23$v24$v25" = 101 ] && [ "$r23" = 0 ]
+check led-buzzer-outputs $? "gpioset 23=1 24=0 25=1 -> sim values $v23 $v24 $v25; after release GPIO23=$r23; gpioinfo: $consumer"
+
+# ---------------------------------------------------------------- ALSA (snd-aloop)
+grep -q Loopback /proc/asound/cards
+check aloop-card $? "$(one_line </proc/asound/cards)"
+
+# Play the generated tone into the loopback's playback side and capture it from the other side.
+rm -f /tmp/cap.wav
+arecord -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 2 -d 4 /tmp/cap.wav 2>/tmp/arec.err &
+rec=$!
+sleep 0.5
+aplay -q -D hw:Loopback,0,0 /payload/tone.wav 2>/tmp/aplay.err; prc=$?
+wait $rec; rrc=$?
+# Peak and number of loud samples of the capture (header skipped).
+stats=$(od -An -v -j 44 -t d2 /tmp/cap.wav | awk '{for(i=1;i<=NF;i++){v=$i<0?-$i:$i; if(v>p)p=v; if(v>1000)n++; t++}} END{printf "samples=%d peak=%d loud=%d", t, p, n}')
+peak=$(echo "$stats" | sed 's/.*peak=\([0-9]*\).*/\1/') loud=$(echo "$stats" | sed 's/.*loud=\([0-9]*\)/\1/')
+[ $prc = 0 ] && [ $rrc = 0 ] && [ "${peak:-0}" -gt 8000 ] && [ "${loud:-0}" -gt 48000 ]
+check aloop-play-capture $? "aplay rc=$prc arecord rc=$rrc capture $(stat -c %s /tmp/cap.wav) bytes $stats $(one_line </tmp/aplay.err) $(one_line </tmp/arec.err)"
+
+# Opening one capture subdevice twice.
+arecord -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 2 -d 5 /dev/null 2>/dev/null &
+rec=$!
+sleep 0.7
+arecord -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 2 -d 1 /dev/null 2>/tmp/busy.err; brc=$?
+arecord -q -D hw:Loopback,1 -f S16_LE -r 48000 -c 2 -d 1 /dev/null 2>/tmp/busy2.err; brc2=$?
+kill $rec; wait $rec 2>/dev/null
+grep -q 'Device or resource busy' /tmp/busy.err
+check capture-double-open-busy $? "second open of hw:Loopback,1,0 rc=$brc: $(one_line </tmp/busy.err)"
+echo "OBSERVE double-open-any-subdevice: hw:Loopback,1 (no subdevice) while 1,0 is open -> rc=$brc2 $(one_line </tmp/busy2.err) (snd-aloop has $(ls -d /proc/asound/Loopback/pcm1c/sub* | wc -l) capture subdevices)"
+
+# Unplug 1: plain rmmod while a capture runs.
+arecord -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 2 -d 30 /tmp/u1.wav 2>/tmp/u1.err &
+rec=$!
+sleep 1
+rmmod snd_aloop 2>/tmp/rmmod.err; rrc=$?
+echo "OBSERVE rmmod-while-capturing: rc=$rrc $(one_line </tmp/rmmod.err); refcnt=$(cat /sys/module/snd_aloop/refcnt 2>/dev/null)"
+# Unplug 2: unbind the card (what a USB microphone's removal does: snd_card_disconnect).
+d=$(now)
+echo snd_aloop.0 >/sys/bus/platform/drivers/snd_aloop/unbind; urc=$?
+i=0; while kill -0 $rec 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $rec 2>/dev/null; then ended=no; kill -9 $rec; else ended=yes; fi
+wait $rec; arc=$?
+echo "OBSERVE unbind-while-capturing: unbind rc=$urc; arecord ended=$ended after $(awk -v a=$d -v b=$(now) 'BEGIN{printf "%.1f", b-a}') s, exit status $arc, stderr: $(one_line </tmp/u1.err)"
+[ $ended = yes ] && [ $arc != 0 ]
+check capture-fails-on-unplug $? "arecord exit=$arc: $(tail -n 2 /tmp/u1.err | one_line)"
+rmmod snd_aloop 2>/tmp/rmmod2.err
+check rmmod-after-unplug $? "rmmod after the capture ended: $(one_line </tmp/rmmod2.err) $(grep -c snd_aloop /proc/modules) snd_aloop left in /proc/modules"
+
+# Reload with one capture substream per device (like a single USB microphone) and retry double open.
+insmod /lib/modules/$(uname -r)/kernel/sound/drivers/snd-aloop.ko pcm_substreams=1
+check aloop-reload $? "$(one_line </proc/asound/cards)"
+arecord -q -D hw:Loopback,1 -f S16_LE -r 48000 -c 2 -d 5 /dev/null 2>/dev/null &
+rec=$!
+sleep 0.7
+arecord -q -D hw:Loopback,1 -f S16_LE -r 48000 -c 2 -d 1 /dev/null 2>/tmp/busy3.err; brc3=$?
+kill $rec; wait $rec 2>/dev/null
+grep -q 'Device or resource busy' /tmp/busy3.err
+check capture-double-open-busy-single-substream $? "pcm_substreams=1: second open of hw:Loopback,1 rc=$brc3: $(one_line </tmp/busy3.err)"
+
+# Unplug 3: forced module removal mid-capture (rmmod -f; CONFIG_MODULE_FORCE_UNLOAD=y in Debian).
+dmesg -c >/dev/null
+arecord -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 2 -d 30 /tmp/u3.wav 2>/tmp/u3.err &
+rec=$!
+sleep 1
+d=$(now)
+rmmod -f snd_aloop 2>/tmp/rmmodf.err; frc=$?
+i=0; while kill -0 $rec 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $rec 2>/dev/null; then ended=no; kill -9 $rec; else ended=yes; fi
+wait $rec; arc=$?
+echo "OBSERVE forced-rmmod-while-capturing: rmmod -f rc=$frc $(one_line </tmp/rmmodf.err); arecord ended=$ended after $(awk -v a=$d -v b=$(now) 'BEGIN{printf "%.1f", b-a}') s, exit status $arc, stderr: $(one_line </tmp/u3.err)"
+echo "OBSERVE forced-rmmod-dmesg: $(dmesg | grep -v 'tainting\|taint' | tail -n 8 | one_line)"
+echo "OBSERVE forced-rmmod-modules: $(cut -d' ' -f1,3,5 /proc/modules | grep snd | one_line)"
+
+# ---------------------------------------------------------------- Swift binaries (optional)
+if [ -s /payload/swift-bin ]; then
+  bin=$(cat /payload/swift-bin)
+  out=$("$bin" --help 2>&1); src=$?
+  [ $src = 0 ]
+  check swift-binary-runs $? "$bin --help rc=$src: $(echo "$out" | head -n 2 | one_line)"
+fi
+
+echo "SMOKE-SUMMARY failures=$fails guest-seconds=$(awk -v a=$t0 -v b=$(now) 'BEGIN{printf "%.1f", b-a}')"
+exit $fails

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The virtual board's smoke test: fetches and builds what is missing, boots Debian's kernel under
+# qemu with gpio-sim and snd-aloop, and runs vm/guest/smoke-guest.sh inside. Exit status 0 when
+# every CHECK passed. Set SOUNDTRACE_VM_SWIFT_BIN to a Swift binary to also run its --help in the
+# guest (default: .build/*/soundtraced or soundtrace when built).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+t_start=$(date +%s)
+"$vm_dir/fetch.sh"
+"$vm_dir/build-gpio-sim.sh" >/dev/null
+need_host python3 python3-minimal
+t_ready=$(date +%s)
+
+work=$build/smoke
+rm -rf "$work" && mkdir -p "$work/payload"
+# 2 s of a 1 kHz tone, 48 kHz stereo S16_LE, amplitude 12000: the loopback must carry it unchanged.
+python3 - "$work/payload/tone.wav" <<'PY'
+import math, struct, sys, wave
+rate, secs, amp = 48000, 2, 12000
+frames = b"".join(struct.pack("<hh", s, s) for s in
+                  (int(amp * math.sin(2 * math.pi * 1000 * n / rate)) for n in range(rate * secs)))
+with wave.open(sys.argv[1], "wb") as w:
+    w.setnchannels(2); w.setsampwidth(2); w.setframerate(rate); w.writeframes(frames)
+PY
+cp "$vm_dir/guest/smoke-guest.sh" "$work/payload/"
+
+bins=()
+swift_bin=${SOUNDTRACE_VM_SWIFT_BIN:-}
+if [ -z "$swift_bin" ]; then
+  for c in "$repo_root"/.build/{release,debug}/{soundtraced,soundtrace}; do
+    if [ -x "$c" ]; then swift_bin=$c; break; fi
+  done
+fi
+if [ -n "$swift_bin" ]; then
+  swift_bin=$(readlink -f "$swift_bin")
+  bins+=(-b "$swift_bin")
+  echo "$swift_bin" >"$work/payload/swift-bin"
+  say "including Swift binary $swift_bin"
+fi
+
+"$vm_dir/mkinitramfs.sh" -o "$work/smoke.cpio" -m snd-aloop -m gpio-sim "${bins[@]+"${bins[@]}"}" \
+  -p "$work/payload" -c 'sh /payload/smoke-guest.sh'
+t_initrd=$(date +%s)
+
+set +e
+"$vm_dir/run.sh" -i "$work/smoke.cpio" -t "${SOUNDTRACE_VM_TIMEOUT:-600}" -l "$work/smoke.log" -q
+rc=$?
+set -e
+t_end=$(date +%s)
+grep -aE '^(CHECK|OBSERVE|SMOKE-SUMMARY)' "$work/smoke.log" >&2 || true
+say "timings: fetch+build $((t_ready - t_start)) s, initramfs $((t_initrd - t_ready)) s, boot+test $((t_end - t_initrd)) s, total $((t_end - t_start)) s"
+[ "$rc" = 0 ] && say "smoke: PASS" || say "smoke: FAIL (status $rc; log $work/smoke.log)"
+exit "$rc"
