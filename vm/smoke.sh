@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The virtual board's smoke test: fetches and builds what is missing, boots Debian's kernel under
 # qemu with gpio-sim and snd-aloop, and runs vm/guest/smoke-guest.sh inside. Exit status 0 when
-# every CHECK passed. Set SOUNDTRACE_VM_SWIFT_BIN to a Swift binary to also run its --help in the
-# guest (default: .build/*/soundtraced or soundtrace when built).
+# every CHECK passed. When the `soundtrace` CLI is built (.build/release or .build/debug, or
+# SOUNDTRACE_VM_SWIFT_BIN), it also runs in the guest: `match --device` on the loopback hears a
+# catalog excerpt, reports a held device as busy and an unbound card as disconnected.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -28,7 +29,7 @@ cp "$vm_dir/guest/smoke-guest.sh" "$work/payload/"
 bins=()
 swift_bin=${SOUNDTRACE_VM_SWIFT_BIN:-}
 if [ -z "$swift_bin" ]; then
-  for c in "$repo_root"/.build/{release,debug}/{soundtraced,soundtrace}; do
+  for c in "$repo_root"/.build/{release,debug}/soundtrace; do
     if [ -x "$c" ]; then swift_bin=$c; break; fi
   done
 fi
@@ -37,6 +38,23 @@ if [ -n "$swift_bin" ]; then
   bins+=(-b "$swift_bin")
   echo "$swift_bin" >"$work/payload/swift-bin"
   say "including Swift binary $swift_bin"
+  if [ -f "$repo_root/catalog/soundtrace.catalog" ] && [ -f "$repo_root/catalog/manifest.json" ]; then
+    # 12 s of the first catalog recording (from 30 s on) after 1 s of silence, for match --device.
+    cp "$repo_root/catalog/soundtrace.catalog" "$work/payload/"
+    python3 - "$repo_root/catalog" "$work/payload" <<'PY'
+import json, sys, wave
+catalog, out = sys.argv[1], sys.argv[2]
+ref = json.load(open(f"{catalog}/manifest.json"))["references"][0]
+with wave.open(f"{catalog}/{ref['sourceFile']}", "rb") as w:
+    p = w.getparams()
+    w.setpos(30 * p.framerate)
+    audio = w.readframes(12 * p.framerate)
+with wave.open(f"{out}/excerpt.wav", "wb") as o:
+    o.setparams(p)
+    o.writeframes(b"\0" * (p.framerate * p.sampwidth * p.nchannels) + audio)
+open(f"{out}/excerpt.id", "w").write(ref["id"])
+PY
+  fi
 fi
 
 "$vm_dir/mkinitramfs.sh" -o "$work/smoke.cpio" -m snd-aloop -m gpio-sim "${bins[@]+"${bins[@]}"}" \

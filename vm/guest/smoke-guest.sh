@@ -128,6 +128,60 @@ kill $rec; wait $rec 2>/dev/null
 grep -q 'Device or resource busy' /tmp/busy3.err
 check capture-double-open-busy-single-substream $? "pcm_substreams=1: second open of hw:Loopback,1 rc=$brc3: $(one_line </tmp/busy3.err)"
 
+# ---------------------------------------------------------------- the real Swift CLI (optional)
+# soundtrace match --device: the project's own ALSA capture path against a kernel sound card.
+if [ -s /payload/swift-bin ]; then
+  bin=$(cat /payload/swift-bin)
+  out=$("$bin" --help 2>&1); src=$?
+  [ $src = 0 ]
+  check swift-binary-runs $? "$bin --help rc=$src: $(echo "$out" | head -n 1)"
+fi
+if [ -s /payload/swift-bin ] && [ -f /payload/excerpt.wav ]; then
+  cat_opt="--catalog /payload/soundtrace.catalog"
+  want=$(cat /payload/excerpt.id)
+  # 1. A catalog excerpt played into the loopback is recognized from the capture side.
+  d=$(now)
+  "$bin" match --device plughw:Loopback,1,0 --seconds 10 $cat_opt --json >/tmp/m1.json 2>/tmp/m1.err &
+  m=$!
+  # The loopback's first opener fixes the rate (the CLI asks for the catalog's 8 kHz): wait until
+  # the capture side is open, then play through plughw so the player converts to that rate.
+  # (Played through hw: at 16 kHz, aplay gets 8 kHz, the music is slowed down and not recognized.)
+  i=0; while grep -q closed /proc/asound/Loopback/pcm1c/sub0/hw_params && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  cparams=$(grep -E '^(format|channels|rate|period_size|buffer_size):' /proc/asound/Loopback/pcm1c/sub0/hw_params | one_line)
+  aplay -q -D plughw:Loopback,0,0 /payload/excerpt.wav 2>/tmp/m1.aplay &
+  p=$!
+  wait $m; mrc=$?
+  kill $p 2>/dev/null; wait $p 2>/dev/null
+  grep -qE '"outcome": ?"match"' /tmp/m1.json && grep -qE "\"referenceId\": ?\"$want\"" /tmp/m1.json
+  check swift-match-from-loopback $? "rc=$mrc after $(since $d) s, expected $want; capture opened as: $cparams; $(one_line </tmp/m1.json) $(tail -n 3 /tmp/m1.err | one_line) $(one_line </tmp/m1.aplay)"
+
+  # 2. The capture device held by another program: an immediate busy answer, not a hang.
+  arecord -q -D hw:Loopback,1,0 -f S16_LE -r 16000 -c 1 -d 30 /dev/null 2>/dev/null &
+  r=$!
+  sleep 0.7
+  d=$(now)
+  "$bin" match --device hw:Loopback,1,0 --seconds 3 $cat_opt --json >/tmp/m2.json 2>/tmp/m2.err; brc=$?
+  kill $r; wait $r 2>/dev/null
+  [ $brc = 4 ] && grep -qE '"errorCode": ?"deviceBusy"' /tmp/m2.json
+  check swift-capture-busy $? "rc=$brc after $(since $d) s: $(one_line </tmp/m2.json) $(tail -n 2 /tmp/m2.err | one_line)"
+
+  # 3. Unplug mid-session (unbind the card), then plug it back (bind) and listen again.
+  "$bin" match --device plughw:Loopback,1,0 --seconds 20 $cat_opt --json >/tmp/m3.json 2>/tmp/m3.err &
+  m=$!
+  sleep 3
+  d=$(now)
+  echo snd_aloop.0 >/sys/bus/platform/drivers/snd_aloop/unbind
+  i=0; while kill -0 $m 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+  if kill -0 $m 2>/dev/null; then ended=no; kill -9 $m; else ended=yes; fi
+  wait $m; urc=$?
+  [ $ended = yes ] && [ $urc = 4 ] && grep -qE '"errorCode": ?"deviceDisconnected"' /tmp/m3.json
+  check swift-capture-unplug $? "ended=$ended rc=$urc $(since $d) s after unbind: $(one_line </tmp/m3.json) $(tail -n 2 /tmp/m3.err | one_line)"
+  echo snd_aloop.0 >/sys/bus/platform/drivers/snd_aloop/bind
+  "$bin" match --device plughw:Loopback,1,0 --seconds 3 $cat_opt --json >/tmp/m4.json 2>/tmp/m4.err; rrc=$?
+  [ $rrc = 0 ] && grep -qE '"outcome": ?"noMatch"' /tmp/m4.json
+  check swift-capture-after-replug $? "rc=$rrc (silence: noMatch expected): $(one_line </tmp/m4.json) $(tail -n 2 /tmp/m4.err | one_line)"
+fi
+
 # Unplug 3: forced module removal mid-capture (rmmod -f; CONFIG_MODULE_FORCE_UNLOAD=y in Debian).
 dmesg -c >/dev/null
 arecord -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 2 -d 30 /tmp/u3.wav 2>/tmp/u3.err &
@@ -141,14 +195,6 @@ wait $rec; arc=$?
 echo "OBSERVE forced-rmmod-while-capturing: rmmod -f rc=$frc $(one_line </tmp/rmmodf.err); arecord ended=$ended after $(since $d) s, exit status $arc, stderr: $(one_line </tmp/u3.err)"
 echo "OBSERVE forced-rmmod-dmesg: $(dmesg | tail -n 12 | one_line)"
 echo "OBSERVE forced-rmmod-modules: $(cut -d' ' -f1,3,5 /proc/modules | grep snd | one_line)"
-
-# ---------------------------------------------------------------- Swift binaries (optional)
-if [ -s /payload/swift-bin ]; then
-  bin=$(cat /payload/swift-bin)
-  out=$("$bin" --help 2>&1); src=$?
-  [ $src = 0 ]
-  check swift-binary-runs $? "$bin --help rc=$src: $(echo "$out" | head -n 2 | one_line)"
-fi
 
 echo "SMOKE-SUMMARY failures=$fails guest-seconds=$(since $t0)"
 exit $fails
