@@ -24,7 +24,7 @@ frames = b"".join(struct.pack("<hh", s, s) for s in
 with wave.open(sys.argv[1], "wb") as w:
     w.setnchannels(2); w.setsampwidth(2); w.setframerate(rate); w.writeframes(frames)
 PY
-cp "$vm_dir/guest/smoke-guest.sh" "$work/payload/"
+cp "$vm_dir/guest/smoke-guest.sh" "$vm_dir/guest/board.sh" "$work/payload/"
 
 bins=()
 swift_bin=${SOUNDTRACE_VM_SWIFT_BIN:-}

@@ -14,17 +14,9 @@ check() { # check NAME CONDITION-STATUS EVIDENCE
 one_line() { tr '\n' ' ' | sed 's/  */ /g; s/ $//'; }
 
 # ---------------------------------------------------------------- GPIO (gpio-sim)
-cfg=/sys/kernel/config/gpio-sim/soundtrace
-mkdir $cfg $cfg/bank0
-echo 32 >$cfg/bank0/num_lines
-echo soundtrace-sim >$cfg/bank0/label
-for l in 17:GPIO17 23:GPIO23 24:GPIO24 25:GPIO25; do
-  mkdir $cfg/bank0/line${l%%:*}
-  echo ${l#*:} >$cfg/bank0/line${l%%:*}/name
-done
-echo 1 >$cfg/live
-dev=$(cat $cfg/dev_name 2>/dev/null) chip=$(cat $cfg/bank0/chip_name 2>/dev/null)
-sim=/sys/devices/platform/$dev/$chip
+. /payload/board.sh
+board_setup
+cfg=$BOARD_CONFIG dev=$(cat $cfg/dev_name 2>/dev/null) chip=$BOARD_CHIP sim=$BOARD_SYSFS
 [ "$(cat $cfg/live)" = 1 ] && [ -d "$sim/sim_gpio17" ]
 check gpio-sim-chip $? "live=$(cat $cfg/live) dev=$dev chip=$chip; gpiodetect: $(gpiodetect | one_line)"
 
@@ -61,6 +53,17 @@ sleep 0.3
 r23=$(cat $sim/sim_gpio23/value)
 [ "$v23$v24$v25" = 101 ] && [ "$r23" = 0 ]
 check led-buzzer-outputs $? "gpioset 23=1 24=0 25=1 -> sim values $v23 $v24 $v25; after release GPIO23=$r23; gpioinfo: $consumer"
+
+# Line values over time: a blink pattern (3 x 300 ms on, 300 ms off) recorded from the simulator.
+(sleep 0.5; for i in 1 2 3; do gpioset --mode=time --usec=300000 $chip 23=1; sleep 0.3; done) &
+blinker=$!
+board_record /tmp/timeline.txt 3.5 GPIO23 GPIO24
+wait $blinker
+timeline=$(awk '$2 == "GPIO23" {if (NR > 1 && $3 == 0 && on != "") printf "on %.2fs; ", $1 - on; if ($3 == 1) {on = $1; n++}} END {printf "rising edges %d", n}' /tmp/timeline.txt)
+ons=$(awk '$2 == "GPIO23" && $3 == 1' /tmp/timeline.txt | wc -l)
+okdur=$(awk '$2 == "GPIO23" {if ($3 == 0 && on != "") {d = $1 - on; if (d >= 0.2 && d <= 0.6) k++}; if ($3 == 1) on = $1} END {print k + 0}' /tmp/timeline.txt)
+[ "$ons" = 3 ] && [ "$okdur" = 3 ] && ! grep -q 'GPIO24 1' /tmp/timeline.txt
+check led-timeline $? "GPIO23 pattern 3 x 300 ms recorded by polling sysfs: $timeline (GPIO24 stayed 0)"
 
 # ---------------------------------------------------------------- ALSA (snd-aloop)
 grep -q Loopback /proc/asound/cards
@@ -170,13 +173,13 @@ if [ -s /payload/swift-bin ] && [ -f /payload/excerpt.wav ]; then
   m=$!
   sleep 3
   d=$(now)
-  echo snd_aloop.0 >/sys/bus/platform/drivers/snd_aloop/unbind
+  board_audio_unplug
   i=0; while kill -0 $m 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
   if kill -0 $m 2>/dev/null; then ended=no; kill -9 $m; else ended=yes; fi
   wait $m; urc=$?
   [ $ended = yes ] && [ $urc = 4 ] && grep -qE '"errorCode": ?"deviceDisconnected"' /tmp/m3.json
   check swift-capture-unplug $? "ended=$ended rc=$urc $(since $d) s after unbind: $(one_line </tmp/m3.json) $(tail -n 2 /tmp/m3.err | one_line)"
-  echo snd_aloop.0 >/sys/bus/platform/drivers/snd_aloop/bind
+  board_audio_replug
   "$bin" match --device plughw:Loopback,1,0 --seconds 3 $cat_opt --json >/tmp/m4.json 2>/tmp/m4.err; rrc=$?
   [ $rrc = 0 ] && grep -qE '"outcome": ?"noMatch"' /tmp/m4.json
   check swift-capture-after-replug $? "rc=$rrc (silence: noMatch expected): $(one_line </tmp/m4.json) $(tail -n 2 /tmp/m4.err | one_line)"
