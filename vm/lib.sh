@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: the variables are used by the scripts
 # Shared settings for the virtual-board scripts (sourced, not run).
 # Everything downloaded or built lives in the cache below, never in the repository.
 

@@ -16,7 +16,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out= command= payload=
+out='' command='' payload=''
 mods=() bins=()
 while getopts "o:m:b:p:c:" opt; do
   case $opt in

@@ -10,7 +10,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-initrd= timeout=300 log= quiet=0 extra=
+initrd='' timeout=300 log='' quiet=0 extra=''
 while getopts "i:t:l:qa:" opt; do
   case $opt in
     i) initrd=$OPTARG ;; t) timeout=$OPTARG ;; l) log=$OPTARG ;; q) quiet=1 ;; a) extra=$OPTARG ;;

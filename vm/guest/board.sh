@@ -37,7 +37,7 @@ board_value() { cat "$(board_sim_dir "$1")/value"; }
 # line and for every change, polling about every 20 ms (builtins only, no fork per sample).
 board_record() {
   out=$1 secs=$2; shift 2
-  dirs= last=
+  dirs='' last=''
   for n in "$@"; do dirs="$dirs $n=$(board_sim_dir "$n")"; done
   read -r start _ </proc/uptime
   end=$(awk -v s="$start" -v d="$secs" 'BEGIN{printf "%d", (s + d) * 100}')
