@@ -2,6 +2,8 @@
 # Shared settings for the virtual-board scripts (sourced, not run).
 # Everything downloaded or built lives in the cache below, never in the repository.
 
+# modinfo and depmod live in /usr/sbin, which a normal user's PATH on Debian lacks.
+PATH=$PATH:/usr/sbin:/sbin
 vm_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_root=$(cd "$vm_dir/.." && pwd)
 

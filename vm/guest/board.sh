@@ -1,6 +1,6 @@
 # The virtual board's wiring, for guest test scripts (busybox sh): `. /payload/board.sh`.
 # A gpio-sim chip with the appliance's named lines, the button driven through the simulator's pull,
-# LEDs and buzzer read back from the simulator, a recorder of line values over time, and the sound
+# LEDs and buzzer read back from the simulator, recorders of line values over time, and the sound
 # card's unplug/replug. All functions return non-zero on failure.
 
 BOARD_CONFIG=/sys/kernel/config/gpio-sim/soundtrace
@@ -35,6 +35,8 @@ board_value() { cat "$(board_sim_dir "$1")/value"; }
 
 # board_record OUT SECONDS NAME...: writes "uptime NAME value" to OUT for the initial value of each
 # line and for every change, polling about every 20 ms (builtins only, no fork per sample).
+# Sees every level, releases included, but late by up to a poll and by however long the guest was
+# not scheduled (tens to hundreds of ms on a loaded TCG host): for coarse checks; prefer the trace.
 board_record() {
   out=$1 secs=$2; shift 2
   dirs='' last=''
@@ -57,6 +59,32 @@ board_record() {
     fi
     sleep 0.02
   done
+}
+
+# board_trace_start / board_trace_stop OUT NAME...: every value a program sets on the chip, with
+# the kernel's timestamp (the gpio:gpio_value trace event), written to OUT as "uptime NAME value".
+# Exact, unlike polling; but a line released by its owner falls back to its pull without an event,
+# so this sees what a program drives (an LED switched off is a "set 0"), not what a release does.
+board_trace_start() {
+  t=/sys/kernel/tracing
+  [ -d $t/events ] || mount -t tracefs tracefs $t || return 1
+  echo 0 >$t/tracing_on && : >$t/trace && echo 1 >$t/events/gpio/gpio_value/enable && echo 1 >$t/tracing_on
+}
+board_trace_stop() {
+  out=$1; shift
+  t=/sys/kernel/tracing
+  echo 0 >$t/tracing_on && echo 0 >$t/events/gpio/gpio_value/enable || return 1
+  base='' map=''
+  for c in /sys/class/gpio/gpiochip*; do
+    [ "$(cat "$c/label")" = soundtrace-sim ] && base=$(cat "$c/base")
+  done
+  [ -n "$base" ] || return 1
+  for n in "$@"; do set -- $(gpiofind "$n"); map="$map $((base + $2))=$n"; done
+  awk -v map="$map" 'BEGIN {k = split(map, m, " "); for (i = 1; i <= k; i++) {split(m[i], p, "="); name[p[1]] = p[2]}}
+       / gpio_value: / && $(NF-1) == "set" {
+         for (i = 1; i <= NF; i++) if ($i == "gpio_value:") {ts = $(i-1); num = $(i+1)}
+         sub(":$", "", ts)
+         if (num in name) print ts, name[num], $NF }' $t/trace >"$out"
 }
 
 # The sound card's unplug and replug: unbinding the platform device is what removing a USB
