@@ -15,6 +15,8 @@ ko=$out/gpio-sim.ko
 ref=$kroot/lib/modules/$abi/kernel/sound/drivers/snd-aloop.ko
 want=$(modinfo -F vermagic "$ref")
 
+exec 9>"$cache/.gpio-sim.lock"
+flock 9
 if [ ! -f "$ko" ] || [ "$ko" -ot "$0" ]; then
   say "building gpio-sim.ko for $abi"
   rm -rf "$out" && mkdir -p "$out"

@@ -19,6 +19,11 @@ need_host gcc-12 gcc-12
 need_host make make
 need_host depmod kmod
 
+# One fetch at a time per cache (parallel test runs share it).
+mkdir -p "$cache"
+exec 9>"$cache/.fetch.lock"
+flock 9
+
 # Everything fetched before by this same script: no apt queries (they cost 10-20 s per run).
 # SOUNDTRACE_VM_REFRESH=1 looks again (newer guest packages; the kernel stays pinned by $cache/KABI).
 self_sum=$(md5sum <"$0" | cut -c1-12)

@@ -13,8 +13,10 @@ t_start=$(date +%s)
 need_host python3 python3-minimal
 t_ready=$(date +%s)
 
-work=$build/smoke
-rm -rf "$work" && mkdir -p "$work/payload"
+# A directory per run, so runs can overlap; kept only when the run fails.
+mkdir -p "$build" "$cache/logs"
+work=$(mktemp -d "$build/smoke.XXXXXX")
+mkdir -p "$work/payload"
 # 2 s of a 1 kHz tone, 48 kHz stereo S16_LE, amplitude 12000: the loopback must carry it unchanged.
 python3 - "$work/payload/tone.wav" <<'PY'
 import math, struct, sys, wave
@@ -68,5 +70,11 @@ set -e
 t_end=$(date +%s)
 grep -aE '^(CHECK|OBSERVE|SMOKE-SUMMARY)' "$work/smoke.log" >&2 || true
 say "timings: fetch+build $((t_ready - t_start)) s, initramfs $((t_initrd - t_ready)) s, boot+test $((t_end - t_initrd)) s, total $((t_end - t_start)) s"
-[ "$rc" = 0 ] && say "smoke: PASS" || say "smoke: FAIL (status $rc; log $work/smoke.log)"
+cp "$work/smoke.log" "$cache/logs/smoke-last.log" 2>/dev/null || true
+if [ "$rc" = 0 ]; then
+  rm -rf "$work"
+  say "smoke: PASS (log $cache/logs/smoke-last.log)"
+else
+  say "smoke: FAIL (status $rc; log $work/smoke.log, initramfs and payload kept in $work)"
+fi
 exit "$rc"
