@@ -187,6 +187,19 @@ if [ -s /payload/swift-bin ] && [ -f /payload/excerpt.wav ]; then
   "$bin" match --device plughw:Loopback,1,0 --seconds 3 $cat_opt --json >/tmp/m4.json 2>/tmp/m4.err; rrc=$?
   [ $rrc = 0 ] && grep -qE '"outcome": ?"noMatch"' /tmp/m4.json
   check swift-capture-after-replug $? "rc=$rrc (silence: noMatch expected): $(one_line </tmp/m4.json) $(tail -n 2 /tmp/m4.err | one_line)"
+
+  # 4. An overrun: the session's process is stopped for 1.5 s, far longer than the device's
+  # buffer, so the driver overruns (EPIPE). The session must recover, count the lost audio as a
+  # gap, and fail as "audio gap" (too long to bridge) rather than splice the audio together.
+  "$bin" match --device plughw:Loopback,1,0 --seconds 20 $cat_opt --json >/tmp/m5.json 2>/tmp/m5.err &
+  m=$!
+  sleep 2
+  kill -STOP $m; sleep 1.5; kill -CONT $m
+  i=0; while kill -0 $m 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  if kill -0 $m 2>/dev/null; then ended=no; kill -9 $m; else ended=yes; fi
+  wait $m; orc=$?
+  [ $ended = yes ] && [ $orc = 4 ] && grep -qE '"errorCode": ?"audioGap"' /tmp/m5.json
+  check swift-capture-overrun-is-a-gap $? "ended=$ended rc=$orc: $(one_line </tmp/m5.json) $(tail -n 2 /tmp/m5.err | one_line)"
 fi
 
 # Unplug 3: forced module removal mid-capture (rmmod -f; CONFIG_MODULE_FORCE_UNLOAD=y in Debian).
