@@ -641,7 +641,7 @@ def report(results, wake, base, load_before, load_after, niced):
     labels = [label for label, _ in binaries]
     results = dict(results)
     print("## soundtraced: memory, wakeups, start-up\n")
-    print(f"Sample catalog {os.path.getsize(catalog)} bytes ({catalog}); wakeups over {args.idle_seconds:.0f} s; "
+    print(f"Sample catalog {os.path.getsize(catalog)} bytes ({os.path.relpath(catalog, repo)}); wakeups over {args.idle_seconds:.0f} s; "
           f"{args.runs} runs for each timing; {args.sessions} sessions for growth. Wall times are from a shared "
           f"2-core machine (other builds running): noisy. PulseAudio restarts during the run: {pulse.restarts}. "
           f"Load average before / after: {' '.join(load_before)} / {' '.join(load_after)}; "
