@@ -171,10 +171,6 @@ class Pulse:
     def subscribe(self):
         return Subscription(self.env)
 
-    def stop(self):
-        self.process.terminate()
-        self.process.wait()
-
 
 class Subscription:
     """`pactl subscribe`, timestamping each new capture stream (source-output) as it appears."""
