@@ -72,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "soundtraced",
-            dependencies: ["SoundtraceDaemon"]
+            dependencies: ["SoundtraceDaemon", "CLinux"]
         ),
         .executableTarget(
             name: "soundtrace",
