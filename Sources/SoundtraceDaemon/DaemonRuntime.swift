@@ -19,6 +19,7 @@ public enum DaemonRuntime {
         }
         if options.showHelp { writeStdout(DaemonOptions.usage + "\n"); return 0 }
         if options.showVersion { writeStdout("soundtraced \(SoundtraceVersion.current) (protocol \(ProtocolText.version))\n"); return 0 }
+        if options.checkHardware { return checkHardware(options) }
 
         // Signals are taken through a signalfd; they must be blocked before any thread starts so
         // that every thread inherits the mask and none takes them the default way.
@@ -172,6 +173,27 @@ public enum DaemonRuntime {
             due = appliance.nextTimerDue
             if let due, current >= due { appliance.fireTimers() }
         }
+    }
+
+    /// `--check-hardware` on the real lines and capture device.
+    private static func checkHardware(_ options: DaemonOptions) -> Int32 {
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try DaemonStartup.configuration(options)
+        } catch {
+            DaemonLog.error("\(error)")
+            return 1
+        }
+        let environment = HardwareCheck.Environment(
+            openLines: { names throws(GPIOFault) in try GPIOPanelLines.open(names) },
+            makeSource: { ALSAAudioSource(device: $0) },
+            now: { now() },
+            wait: { descriptor, milliseconds in
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                _ = poll(&entry, 1, Int32(clamping: milliseconds))
+            },
+            print: { writeStdout($0) })
+        return HardwareCheck(configuration: configuration, environment: environment).run()
     }
 
     private static func now() -> Int64 { Int64(MonotonicClock.nanoseconds() / 1_000_000) }
