@@ -65,7 +65,7 @@ public enum DaemonRuntime {
         }
 
         let wake = WakeSignal()
-        let panel = openPanel(configuration, wake: wake)
+        let (panel, panelProblem) = openPanel(configuration, wake: wake)
         defer { panel.close() }
         let device = configuration.device
         let environment = Appliance.Environment(
@@ -76,6 +76,10 @@ public enum DaemonRuntime {
             timersChanged: { wake.signal() })
         let appliance = Appliance(environment: environment, channel: server, indicator: panel.indicator,
                                   catalog: catalog, store: store, storeProblem: storeProblem)
+        appliance.locked {
+            appliance.panelKind = panel is LinesPanel ? "gpio" : "console"
+            appliance.panelProblem = panelProblem
+        }
         guard let serverThread = WorkerThread({
             server.run { event in
                 switch event {
@@ -113,17 +117,17 @@ public enum DaemonRuntime {
 
     /// The GPIO panel when `gpio = yes` and its lines open; otherwise the console panel. A GPIO
     /// failure is logged with its reason and the daemon serves on with the console panel.
-    private static func openPanel(_ configuration: DaemonConfiguration, wake: WakeSignal) -> Panel {
+    private static func openPanel(_ configuration: DaemonConfiguration, wake: WakeSignal) -> (Panel, problem: String?) {
         let consoleButton = isatty(0) == 1
-        guard configuration.gpio else { return ConsolePanel(consoleButton: consoleButton) }
+        guard configuration.gpio else { return (ConsolePanel(consoleButton: consoleButton), nil) }
         do {
             let lines = try GPIOPanelLines.open(configuration.lines)
             let placements = lines.placements.map { "\($0.role) \($0.place)" }.joined(separator: ", ")
             DaemonLog.info("GPIO panel: \(placements); button debounced by \(lines.debouncedEdges ? "the kernel" : "soundtraced")\(configuration.muted ? "; buzzer muted" : "")")
-            return LinesPanel(lines: lines, muted: configuration.muted, wake: { wake.signal() })
+            return (LinesPanel(lines: lines, muted: configuration.muted, wake: { wake.signal() }), nil)
         } catch {
             DaemonLog.error("GPIO panel unavailable, showing state on the console instead (protocol and history work as usual; `soundtraced --check-hardware` tests the wiring): \(error)")
-            return ConsolePanel(consoleButton: consoleButton)
+            return (ConsolePanel(consoleButton: consoleButton), error.description)
         }
     }
 

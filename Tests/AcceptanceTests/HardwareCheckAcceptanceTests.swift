@@ -44,6 +44,35 @@ import Testing
     }
 }
 
+extension HardwareCheckAcceptanceTests {
+    @Test func withGPIOWantedButNoChipTheDaemonSaysWhyAndServesOnTheConsole() throws {
+        try #require(GPIOChips.none, "this test expects a machine without /dev/gpiochip*")
+        let state = DaemonProcess.stateDirectory("nogpio")
+        // DaemonProcess passes --no-gpio; a configuration cannot turn it back on, so start this one by hand.
+        let config = state + ".conf"
+        try "gpio = yes\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let child = try ChildProcess(path: DaemonProcess.binary,
+                                     arguments: ["--config", config, "--port", "0", "--state-dir", state, "--catalog", Microphones.catalogPath],
+                                     environment: mics.environment, stdout: state + ".out", stderr: state + ".log")
+        defer { child.send(SIGTERM); _ = child.waitForExit() }
+        var log = ""
+        for _ in 0..<750 where !log.contains("serving protocol") {
+            usleep(20_000)  // the child's log is the condition
+            log = (try? String(contentsOfFile: state + ".log", encoding: .utf8)) ?? ""
+        }
+        #expect(log.contains("error: GPIO panel unavailable, showing state on the console instead"), "\(log)")
+        #expect(log.contains("no GPIO chip: /dev has no gpiochip* device"), "\(log)")
+        let served = try #require(log.range(of: #"serving protocol 1 on \S+ port (\d+)"#, options: .regularExpression), "\(log)")
+        let port = try #require(Int(log[served].split(separator: " ").last ?? ""))
+        let client = try ProtocolConnection(port: port)
+        let status = try client.command("status")
+        #expect(status.value("panel") == "console")
+        #expect(status.value("panel_error")?.hasPrefix("no GPIO chip") == true)
+        #expect(try client.command("history") == .ok([]))
+    }
+}
+
 enum GPIOChips {
     /// True when the machine has no GPIO character device (as in these containers).
     static var none: Bool {

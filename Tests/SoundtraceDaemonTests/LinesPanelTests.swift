@@ -256,3 +256,17 @@ import Testing
         #expect(rig.lines.writes.last?.1 == .dark)
     }
 }
+
+extension LinesPanelTests {
+    @Test func statusNamesThePanelAndWhyGPIOIsNotUsed() {
+        let rig = Rig()
+        var status = rig.appliance.locked { rig.appliance.statusPairsLocked() }
+        #expect(status.contains { $0 == ("panel", "console") } && !status.contains { $0.0 == "panel_error" })
+        rig.appliance.locked {
+            rig.appliance.panelKind = "console"
+            rig.appliance.panelProblem = "no GPIO chip: /dev has no gpiochip* device"
+        }
+        status = rig.appliance.locked { rig.appliance.statusPairsLocked() }
+        #expect(status.contains { $0 == ("panel_error", "no GPIO chip: /dev has no gpiochip* device") })
+    }
+}
