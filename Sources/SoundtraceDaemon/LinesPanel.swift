@@ -12,6 +12,10 @@ final class LinesPanel: Panel {
     private var player: IndicatorPlayer
     private var shown: PanelLevels?
     private var buttonFailed = false
+    /// Wake-ups in a row that found the button readable but no edge: a line in an error state
+    /// (e.g. its chip went away) would otherwise wake the loop forever.
+    private var emptyReads = 0
+    static let maxEmptyReads = 100
     private var outputFailed = false
 
     /// `wake` makes the main loop's poll return (a state change came from another thread).
@@ -44,7 +48,12 @@ final class LinesPanel: Panel {
         var gestures: [ButtonGestures.Gesture] = []
         if readable, !buttonFailed {
             do {
-                for edge in try lines.readButtonEdges() { gestures += button.edge(edge) }
+                let edges = try lines.readButtonEdges()
+                for edge in edges { gestures += button.edge(edge) }
+                emptyReads = edges.isEmpty ? emptyReads + 1 : 0
+                if emptyReads >= Self.maxEmptyReads {
+                    throw PanelLinesFault("the line keeps signalling without delivering edges (\(emptyReads) times in a row)")
+                }
             } catch {
                 buttonFailed = true
                 DaemonLog.error("the button stopped working, it is no longer watched (the protocol still works): \(error)")

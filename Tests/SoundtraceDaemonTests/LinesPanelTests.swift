@@ -269,4 +269,13 @@ extension LinesPanelTests {
         status = rig.appliance.locked { rig.appliance.statusPairsLocked() }
         #expect(status.contains { $0 == ("panel_error", "no GPIO chip: /dev has no gpiochip* device") })
     }
+
+    @Test func aButtonThatSignalsWithoutEdgesIsDroppedRatherThanSpunOn() {
+        let rig = Rig()
+        for turn in 0..<LinesPanel.maxEmptyReads {
+            #expect(rig.panel.pollDescriptor == 99, "still watched after \(turn) empty reads")
+            _ = rig.panel.service(now: Int64(turn), readable: true)
+        }
+        #expect(rig.panel.pollDescriptor == -1)
+    }
 }
