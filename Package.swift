@@ -31,10 +31,12 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
-        // Hardware and OS edges: ALSA capture (later libgpiod, TCP, sd_notify, config).
+        // The kernel's GPIO character-device interface (ioctl wrappers; no library to link).
+        .systemLibrary(name: "CGPIO", path: "Sources/CGPIO"),
+        // Hardware and OS edges: ALSA capture, GPIO lines, TCP, sd_notify.
         .target(
             name: "SoundtracePlatform",
-            dependencies: ["SoundtraceCore", "CALSA"]
+            dependencies: ["SoundtraceCore", "CALSA", "CGPIO"]
         ),
         .systemLibrary(
             name: "CSQLite",

@@ -157,6 +157,8 @@ extension Appliance {
             pairs.append(("device_error", fault.description))
         }
         pairs.append(("window", String(environment.settings.windowMilliseconds / 1000)))
+        pairs.append(("panel", panelKind))
+        if let panelProblem { pairs.append(("panel_error", panelProblem)) }
         return pairs
     }
 

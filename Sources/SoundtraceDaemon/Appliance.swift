@@ -50,6 +50,10 @@ final class Appliance: @unchecked Sendable {
     var clients: [Int: ClientState] = [:]
     var deviceHealth = DeviceHealth.unknown
     var calm = false
+    /// What shows the state in the room (`gpio` or `console`) and, when GPIO was wanted but
+    /// could not be opened, why; for `status`.
+    var panelKind = "console"
+    var panelProblem: String?
     var shuttingDown = false
 
     /// Sessions `session ID` remembers.
