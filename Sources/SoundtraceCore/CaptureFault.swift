@@ -48,7 +48,7 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
         case let .stalled(device, heard):
             return "capture device '\(device)' stopped delivering audio after \(heard) ms; check the device and listen again"
         case let .audioGap(device, milliseconds):
-            return "capture device '\(device)' lost \(milliseconds) ms of audio (an overrun: the system was too busy); listen again"
+            return "capture device '\(device)' lost \(milliseconds) ms of audio (the system was too busy to read it in time, or was suspended); listen again"
         case let .other(device, detail):
             return "capture device '\(device)' failed: \(detail); check the device and listen again"
         }

@@ -200,6 +200,49 @@ if [ -s /payload/swift-bin ] && [ -f /payload/excerpt.wav ]; then
   wait $m; orc=$?
   [ $ended = yes ] && [ $orc = 4 ] && grep -qE '"errorCode": ?"audioGap"' /tmp/m5.json
   check swift-capture-overrun-is-a-gap $? "ended=$ended rc=$orc: $(one_line </tmp/m5.json) $(tail -n 2 /tmp/m5.err | one_line)"
+
+  # 5. A system suspend mid-session, with the kernel's PM test mode ("devices": drivers suspend,
+  # then resume after pm_test_delay seconds). The capture reads ESTRPIPE (arecord says
+  # "Suspended. Trying resume."), the session resumes or re-prepares the device and counts the
+  # suspended time as a gap: 5 s is too long to bridge (audioGap), a brief one is bridged and the
+  # music playing around it is still recognized.
+  if [ -w /sys/power/pm_test ] && [ -w /sys/module/suspend/parameters/pm_test_delay ]; then
+    echo devices > /sys/power/pm_test
+    arecord -D plughw:Loopback,1,0 -f S16_LE -r 8000 -c 1 -d 4 /tmp/s0.wav 2>/tmp/s0.err &
+    r=$!
+    sleep 1; echo 1 > /sys/module/suspend/parameters/pm_test_delay; echo freeze > /sys/power/state
+    wait $r
+    echo "OBSERVE arecord-across-suspend: $(one_line </tmp/s0.err)"
+
+    echo 5 > /sys/module/suspend/parameters/pm_test_delay
+    "$bin" match --device plughw:Loopback,1,0 --seconds 20 $cat_opt --json >/tmp/m6.json 2>/tmp/m6.err &
+    m=$!
+    sleep 2
+    echo freeze > /sys/power/state; src=$?
+    i=0; while kill -0 $m 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 $m 2>/dev/null; then ended=no; kill -9 $m; else ended=yes; fi
+    wait $m; grc=$?
+    lost=$(sed -n 's/.*lost \([0-9]*\) ms.*/\1/p' /tmp/m6.json)
+    [ $ended = yes ] && [ $grc = 4 ] && grep -qE '"errorCode": ?"audioGap"' /tmp/m6.json && [ "${lost:-0}" -ge 4000 ]
+    check swift-capture-long-suspend-is-a-gap $? "freeze rc=$src ended=$ended rc=$grc lost=${lost:-?} ms: $(one_line </tmp/m6.json) $(tail -n 2 /tmp/m6.err | one_line)"
+
+    echo 0 > /sys/module/suspend/parameters/pm_test_delay
+    "$bin" match --device plughw:Loopback,1,0 --seconds 10 $cat_opt --json >/tmp/m7.json 2>/tmp/m7.err &
+    m=$!
+    i=0; while grep -q closed /proc/asound/Loopback/pcm1c/sub0/hw_params && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    aplay -q -D plughw:Loopback,0,0 /payload/excerpt.wav 2>/dev/null &
+    p=$!
+    sleep 0.5
+    echo freeze > /sys/power/state; src=$?
+    wait $m; brc=$?
+    kill $p 2>/dev/null; wait $p 2>/dev/null
+    echo none > /sys/power/pm_test
+    [ $brc = 0 ] && grep -qE '"outcome": ?"match"' /tmp/m7.json && grep -qE "\"referenceId\": ?\"$want\"" /tmp/m7.json
+    check swift-capture-brief-suspend-is-bridged $? "freeze rc=$src rc=$brc: $(one_line </tmp/m7.json) $(tail -n 2 /tmp/m7.err | one_line)"
+  else
+    echo "OBSERVE suspend: this kernel has no PM test mode (/sys/power/pm_test); suspend checks not run"
+    fails=$((fails + 1))
+  fi
 fi
 
 # Unplug 3: forced module removal mid-capture (rmmod -f; CONFIG_MODULE_FORCE_UNLOAD=y in Debian).
