@@ -36,12 +36,6 @@ mkdir -p "$build" "$cache/logs"
 work=$(mktemp -d "$build/daemon-board.XXXXXX")
 mkdir -p "$work/payload"
 cp "$vm_dir/guest/daemon-board-guest.sh" "$vm_dir/guest/board.sh" "$repo_root/catalog/soundtrace.catalog" "$work/payload/"
-# mkinitramfs puts a -b binary at its host path in the guest, where /tmp is an empty tmpfs: copy it
-# into the work directory first.
-mkdir -p "$work/bin"
-cp "$(readlink -f "$bin")" "$work/bin/soundtraced"
-bin=$work/bin/soundtraced
-echo "$bin" >"$work/payload/daemon-bin"
 # 12 s of the first catalog recording (from 30 s on) after 1 s of silence, as in the smoke test.
 python3 - "$repo_root/catalog" "$work/payload" <<'PY'
 import json, sys, wave
@@ -70,9 +64,10 @@ bind = 127.0.0.1
 port = 6680
 EOF
 
-# -b copies the binary with its C libraries (ALSA, SQLite, libstdc++).
+# -b copies the binary with its C libraries (ALSA, SQLite, libstdc++), to a fixed guest path: its
+# host path may be under /tmp, which the guest's /init mounts a tmpfs over.
 "$vm_dir/mkinitramfs.sh" -o "$work/daemon-board.cpio" -m snd-aloop:pcm_substreams=1 -m gpio-sim \
-  -b "$bin" -p "$work/payload" -c 'sh /payload/daemon-board-guest.sh'
+  -b "$bin=/usr/bin/soundtraced" -p "$work/payload" -c 'sh /payload/daemon-board-guest.sh'
 t_initrd=$(date +%s)
 
 set +e

@@ -60,7 +60,7 @@ echo 4096 >$tr_dir/buffer_size_kb
 board_trace_start || { check trace-start 1 "could not enable the gpio_value trace event"; finish; }
 
 # ---------------------------------------------------------------- start and readiness
-bin=$(cat /payload/daemon-bin)
+bin=/usr/bin/soundtraced
 mkdir -p /tmp/soundtrace-state
 d=$(now)
 "$bin" --config /payload/soundtraced.conf --port $port </dev/null >/tmp/daemon.out 2>/tmp/daemon.log &
@@ -76,6 +76,8 @@ if [ -z "$ready_line" ]; then
   echo "OBSERVE daemon-log: $(tail -n 20 /tmp/daemon.log | one_line)"
   finish
 fi
+
+echo "OBSERVE daemon-log: $(grep -v 'serving protocol' /tmp/daemon.log | one_line)"
 
 status=$(ask status)
 [ "$(echo "$status" | field panel)" = gpio ] && [ "$(echo "$status" | field state)" = idle ] \
@@ -152,7 +154,7 @@ t_hold=$(now)
 button_down; sleep 2; button_up
 sleep 1.5
 st5=$(ask status)
-[ "$(echo "$st5" | field calm)" = yes ] && [ "$(echo "$st5" | field state)" = idle ]
+[ "$(echo "$st5" | field calm)" = yes ] && [ "$(echo "$st5" | field state)" = idle ] && [ "$(echo "$st5" | field session)" = "$s2" ]
 check hold-toggles-calm $? "held 2 s; status: $(echo "$st5" | grep -E '^(state|session|calm):' | one_line)"
 t_calm_done=$(now)
 calm_levels="GPIO23=$(board_value GPIO23) GPIO24=$(board_value GPIO24) GPIO25=$(board_value GPIO25)"
@@ -164,8 +166,10 @@ i=0; while kill -0 $daemon 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i +
 if kill -0 $daemon 2>/dev/null; then stopped=no; kill -9 $daemon; else stopped=yes; fi
 wait $daemon; drc=$?
 board_trace_stop /tmp/trace.txt GPIO23 GPIO24 GPIO25
-[ $stopped = yes ] && [ $drc = 0 ]
-check daemon-stops-on-term $? "stopped=$stopped after $(since $t_term) s, exit status $drc; log tail: $(tail -n 3 /tmp/daemon.log | one_line)"
+# The last value the daemon wrote to each output (its shutdown turns them off).
+final=$(awk '{ v[$2] = $3 } END { printf "GPIO23=%s GPIO24=%s GPIO25=%s", v["GPIO23"], v["GPIO24"], v["GPIO25"] }' /tmp/trace.txt)
+[ $stopped = yes ] && [ $drc = 0 ] && [ "$final" = "GPIO23=0 GPIO24=0 GPIO25=0" ]
+check daemon-stops-on-term $? "stopped=$stopped after $(since $t_term) s, exit status $drc; last values written: $final; log tail: $(tail -n 3 /tmp/daemon.log | one_line)"
 
 # ---------------------------------------------------------------- the line timeline
 # Transitions only (the daemon writes all three outputs on every change): "uptime NAME value".
