@@ -3,7 +3,8 @@
 # loopback. Presses the simulated button, plays a catalog excerpt, and asserts the LED and buzzer
 # lines over time from the kernel's gpio_value trace events (docs/HARDWARE.md's patterns: rhythm,
 # order and counts, with generous lateness allowed), the history over the protocol, a sound card
-# unbound mid-session (failure, daemon still answering) and a hold toggling calm mode.
+# unbound mid-session (failure, daemon still answering), a hold toggling calm mode, a session after
+# the card came back canceled by a second press, and a clean stop.
 # Every check prints "CHECK <name>: PASS|FAIL <evidence>"; the exit status is the number of failures.
 fails=0
 t0=$(cut -d' ' -f1 /proc/uptime)
@@ -159,6 +160,24 @@ check hold-toggles-calm $? "held 2 s; status: $(echo "$st5" | grep -E '^(state|s
 t_calm_done=$(now)
 calm_levels="GPIO23=$(board_value GPIO23) GPIO24=$(board_value GPIO24) GPIO25=$(board_value GPIO25)"
 
+# ---------------------------------------------------------------- session 3: after the replug, calm, canceled by the button
+t_press3=$(now)
+button_down; sleep 0.1; button_up
+wait_capture_open 150; copen=$?
+st6=$(ask status)
+s3=$(echo "$st6" | field session)
+[ $copen = 0 ] && [ "$(echo "$st6" | field state)" = listening ] && [ -n "$s3" ] && [ "$s3" != "$s2" ]
+check session-after-replug $? "capture open after $(since $t_press3) s; status: $(echo "$st6" | grep -E '^(state|session|session_state|device_health):' | one_line)"
+sleep 1.5
+t_press4=$(now)
+button_down; sleep 0.1; button_up
+wait_session_end "$s3" 100
+rec3=$(ask "session $s3")
+[ "$(echo "$rec3" | field state)" = canceled ]
+check press-cancels-session $? "$(echo "$rec3" | one_line)"
+# Canceled in calm mode: the listening LED steady for 2 s, then dark.
+sleep 3
+
 # ---------------------------------------------------------------- stop
 t_term=$(now)
 kill -TERM $daemon
@@ -188,6 +207,7 @@ changes() { awk -v n="$1" -v a="$2" -v b="$3" '$2 == n && $1 >= a && $1 < b' /tm
 # within LIST LO HI: every duration (second field) in [LO, HI]; prints the count that are.
 count_within() { echo "$1" | awk -v lo="$2" -v hi="$3" 'NF == 2 && $2 >= lo && $2 <= hi { k++ } END { print k + 0 }'; }
 rel() { awk -v t="$1" -v z="$t_press1" 'BEGIN { printf "%.2f", t - z }'; }
+showt() { echo "$1" | awk -v z="$t_press1" 'NF == 3 { printf "%.2f %s=%s ", $1 - z, $2, $3 }'; }
 show() { echo "$1" | awk -v z="$t_press1" 'NF == 2 { printf "%.2f+%.3f ", $1 - z, $2 }'; }
 echo "OBSERVE timeline (s after the first press; name value): $(awk -v z="$t_press1" '$1 >= z - 1 { printf "%.2f %s=%s, ", $1 - z, $2, $3 }' /tmp/trans.txt)"
 
@@ -256,5 +276,20 @@ tk=$(echo "$ticks" | head -n 1 | cut -d' ' -f1)
   && awk -v t="${tk:-0}" -v h="$t_hold" 'BEGIN { exit !(t - h >= 1.45 && t - h <= 2.5) }' \
   && [ "$calm_levels" = "GPIO23=1 GPIO24=1 GPIO25=0" ]
 check calm-tone-and-steady $? "hold at $(rel "$t_hold") s; GPIO25 pulses: $(show "$ticks")(want three of 60 ms from 1.5 s into the hold); lines then: $calm_levels"
+
+# Session 3 in calm mode: listening is L steady (no blinking; L was already on from the calm failure
+# pattern, R goes dark), one beep; canceled is L steady for 2 s then dark, two 40 ms clicks.
+l3=$(changes GPIO23 "$t_press3" "$t_press4" | one_line)
+r3=$(changes GPIO24 "$t_press3" "$t_press4")
+l4=$(changes GPIO23 "$t_press4" "$t_term")
+l4t=$(echo "$l4" | awk '$3 == 0 { print $1; exit }')
+beep5=$(pulses GPIO25 "$t_press3" "$t_press4")
+beep6=$(pulses GPIO25 "$t_press4" "$t_term")
+[ -z "$l3" ] && [ "$(echo "$r3" | grep -c ' 0$')" = 1 ] && [ "$(echo "$r3" | grep -c ' 1$')" = 0 ] \
+  && [ "$(echo "$l4" | grep -c .)" = 1 ] && awk -v t="${l4t:-0}" -v p="$t_press4" 'BEGIN { exit !(t - p >= 1.9 && t - p <= 3.5) }'
+check led-calm-listening-canceled $? "press 3 at $(rel "$t_press3") s, press 4 (cancel) at $(rel "$t_press4") s; GPIO23 changes while listening: '$(showt "$l3")'; GPIO24: '$(showt "$r3")'; GPIO23 after the cancel: '$(showt "$l4")' ($(awk -v t="${l4t:-0}" -v p="$t_press4" 'BEGIN { printf "%.2f", t - p }') s after press 4)"
+[ "$(echo "$beep5" | grep -c .)" = 1 ] && [ "$(count_within "$beep5" 0.05 0.6)" = 1 ] \
+  && [ "$(echo "$beep6" | grep -c .)" = 2 ] && [ "$(count_within "$beep6" 0.02 0.5)" = 2 ]
+check buzzer-listening-canceled $? "GPIO25 pulses while listening: $(show "$beep5")(want one of 80 ms); after the cancel: $(show "$beep6")(want two of 40 ms)"
 
 finish
