@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds an uncompressed initramfs (cpio newc) for the virtual board.
 #
-#   vm/mkinitramfs.sh -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY]... [-p DIR] -c COMMAND
+#   vm/mkinitramfs.sh -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY[=GUESTPATH]]... [-p DIR] -c COMMAND
 #
 #   -m  a kernel module by name (snd-aloop, or gpio-sim for the one built by build-gpio-sim.sh),
 #       loaded at boot after its dependencies (from the image's modules.dep); ARGS are module
 #       parameters separated by commas, e.g. -m snd-aloop:pcm_substreams=1
 #   -b  a dynamically linked program: copied with every library `ldd` reports (Swift runtime
-#       libraries included), at the same paths. gpio*, aplay and arecord from the cache are added always.
+#       libraries included), at the same paths; BINARY=GUESTPATH puts the program itself at
+#       GUESTPATH (needed when its host path is under /tmp, which the guest's /init mounts over). gpio*, aplay and arecord from the cache are added always.
 #   -p  a directory copied to /payload (the command's working directory)
 #   -c  the shell command the guest runs; its exit status is the VM's result
 #
@@ -22,10 +23,10 @@ while getopts "o:m:b:p:c:" opt; do
   case $opt in
     o) out=$OPTARG ;; m) mods+=("$OPTARG") ;; b) bins+=("$OPTARG") ;;
     p) payload=$OPTARG ;; c) command=$OPTARG ;;
-    *) die "usage: $0 -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY]... [-p DIR] -c COMMAND" ;;
+    *) die "usage: $0 -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY[=GUESTPATH]]... [-p DIR] -c COMMAND" ;;
   esac
 done
-[ -n "$out" ] && [ -n "$command" ] || die "usage: $0 -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY]... [-p DIR] -c COMMAND"
+[ -n "$out" ] && [ -n "$command" ] || die "usage: $0 -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY[=GUESTPATH]]... [-p DIR] -c COMMAND"
 abi=$(kernel_abi)
 moddir=$kroot/lib/modules/$abi
 [ -f "$moddir/modules.dep" ] || die "no unpacked kernel in $kroot; run vm/fetch.sh"
@@ -84,16 +85,16 @@ done
 
 # --- programs and their libraries
 guest_libs=$guestroot/usr/lib/x86_64-linux-gnu:$guestroot/lib/x86_64-linux-gnu
-add_file() { # add_file HOSTPATH: at the same path in the guest (cache prefix stripped), symlinks resolved
-  local src=$1 dest=${1#"$guestroot"}
+add_file() { # add_file HOSTPATH [GUESTPATH]: at the same path in the guest (cache prefix stripped) unless GUESTPATH, symlinks resolved
+  local src=$1 dest=${2:-${1#"$guestroot"}}
   [ -e "$stage$dest" ] && return 0
   mkdir -p "$stage$(dirname "$dest")"
   cp -L "$src" "$stage$dest"
 }
-add_binary() {
+add_binary() { # add_binary HOSTPATH [GUESTPATH]
   local bin=$1 line lib
   [ -x "$bin" ] || die "not an executable: $bin"
-  add_file "$bin"
+  add_file "$bin" "${2:-}"
   if ! ldd_out=$(LD_LIBRARY_PATH=$guest_libs ldd "$bin" 2>&1); then
     case $ldd_out in *"not a dynamic executable"*) return 0 ;; esac
     die "ldd $bin failed: $ldd_out"
@@ -111,7 +112,12 @@ add_binary() {
 }
 for b in gpiodetect gpioinfo gpiofind gpioget gpioset gpiomon; do add_binary "$guestroot/usr/bin/$b"; done
 for b in aplay arecord amixer; do add_binary "$guestroot/usr/bin/$b"; done
-for b in "${bins[@]+"${bins[@]}"}"; do add_binary "$(readlink -f "$b")"; done
+for b in "${bins[@]+"${bins[@]}"}"; do
+  case $b in
+    *=/*) add_binary "$(readlink -f "${b%%=*}")" "${b#*=}" ;;
+    *) add_binary "$(readlink -f "$b")" ;;
+  esac
+done
 # Debian's /lib is a symlink to /usr/lib on the host; in the guest both spellings must work.
 for d in lib lib64; do
   if [ -d "$stage/usr/$d" ]; then

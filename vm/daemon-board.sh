@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The virtual board's test of the real daemon: builds a static `soundtraced`, boots Debian's kernel
+# under qemu with gpio-sim and snd-aloop (pcm_substreams=1), and runs vm/guest/daemon-board-guest.sh
+# inside: the button pressed on the simulated chip, a catalog excerpt played into the loopback, the
+# LED and buzzer lines asserted from the kernel's trace events, the history checked over the
+# protocol, then the sound card unbound mid-session and a hold for calm mode.
+# Exit status: the guest's (the number of failed CHECKs), 124/125 for a hung or crashed guest.
+#
+# SOUNDTRACED_VM_BIN=PATH uses that binary instead of building one (it should be built with
+# -static-stdlib: the dynamic Swift libraries would add 85 MB to the initramfs).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+t_start=$(date +%s)
+"$vm_dir/fetch.sh"
+"$vm_dir/build-gpio-sim.sh" >/dev/null
+need_host python3 python3-minimal
+t_fetched=$(date +%s)
+
+bin=${SOUNDTRACED_VM_BIN:-}
+if [ -z "$bin" ]; then
+  # A scratch path of its own: the static build must not disturb the usual .build.
+  scratch=${SOUNDTRACE_VM_SCRATCH:-${TMPDIR:-/tmp}/st-vm-static}
+  swift_path=${SWIFT_BIN_DIR:-/opt/swift/usr/bin}
+  [ -d "$swift_path" ] && PATH=$swift_path:$PATH
+  command -v swift >/dev/null || die "swift is not on PATH (or set SOUNDTRACED_VM_BIN)"
+  say "building a static soundtraced in $scratch"
+  (cd "$repo_root" && swift build -c release --product soundtraced -Xswiftc -static-stdlib --scratch-path "$scratch" >&2) \
+    || die "swift build of soundtraced failed"
+  bin=$scratch/release/soundtraced
+fi
+[ -x "$bin" ] || die "no soundtraced binary at $bin"
+t_built=$(date +%s)
+
+mkdir -p "$build" "$cache/logs"
+work=$(mktemp -d "$build/daemon-board.XXXXXX")
+mkdir -p "$work/payload"
+cp "$vm_dir/guest/daemon-board-guest.sh" "$vm_dir/guest/board.sh" "$repo_root/catalog/soundtrace.catalog" "$work/payload/"
+# 12 s of the first catalog recording (from 30 s on) after 1 s of silence, as in the smoke test.
+python3 - "$repo_root/catalog" "$work/payload" <<'PY'
+import json, sys, wave
+catalog, out = sys.argv[1], sys.argv[2]
+ref = json.load(open(f"{catalog}/manifest.json"))["references"][0]
+with wave.open(f"{catalog}/{ref['sourceFile']}", "rb") as w:
+    p = w.getparams()
+    w.setpos(30 * p.framerate)
+    audio = w.readframes(12 * p.framerate)
+with wave.open(f"{out}/excerpt.wav", "wb") as o:
+    o.setparams(p)
+    o.writeframes(b"\0" * (p.framerate * p.sampwidth * p.nchannels) + audio)
+open(f"{out}/excerpt.id", "w").write(ref["id"])
+PY
+cat >"$work/payload/soundtraced.conf" <<'EOF'
+# The virtual board: gpio-sim's named lines, the loopback's capture side, everything on tmpfs.
+gpio = yes
+button_line = GPIO17
+listening_led_line = GPIO23
+result_led_line = GPIO24
+buzzer_line = GPIO25
+device = plughw:Loopback,1,0
+catalog = /payload/soundtrace.catalog
+state_dir = /tmp/soundtrace-state
+bind = 127.0.0.1
+port = 6680
+EOF
+
+# -b copies the binary with its C libraries (ALSA, SQLite, libstdc++), to a fixed guest path: its
+# host path may be under /tmp, which the guest's /init mounts a tmpfs over.
+"$vm_dir/mkinitramfs.sh" -o "$work/daemon-board.cpio" -m snd-aloop:pcm_substreams=1 -m gpio-sim \
+  -b "$bin=/usr/bin/soundtraced" -p "$work/payload" -c 'sh /payload/daemon-board-guest.sh'
+t_initrd=$(date +%s)
+
+set +e
+"$vm_dir/run.sh" -i "$work/daemon-board.cpio" -t "${SOUNDTRACE_VM_TIMEOUT:-600}" -l "$work/daemon-board.log" -q
+rc=$?
+set -e
+t_end=$(date +%s)
+grep -aE '^(CHECK|OBSERVE|DAEMON-BOARD-SUMMARY)' "$work/daemon-board.log" >&2 || true
+say "timings: fetch+gpio-sim $((t_fetched - t_start)) s, swift build $((t_built - t_fetched)) s, initramfs $((t_initrd - t_built)) s, boot+test $((t_end - t_initrd)) s, total $((t_end - t_start)) s"
+cp "$work/daemon-board.log" "$cache/logs/daemon-board-last.log" 2>/dev/null || true
+if [ "$rc" = 0 ]; then
+  rm -rf "$work"
+  say "daemon-board: PASS (log $cache/logs/daemon-board-last.log)"
+else
+  say "daemon-board: FAIL (status $rc; log $work/daemon-board.log, initramfs and payload kept in $work)"
+fi
+exit "$rc"
