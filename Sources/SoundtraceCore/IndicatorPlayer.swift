@@ -61,8 +61,17 @@ public struct IndicatorPlayer: Sendable {
             lightIndex = (lightIndex + 1) % pattern.lights.count
         }
         while toneIndex < tones.count, toneStart + duration(tones[toneIndex].milliseconds) <= now {
-            toneStart += duration(tones[toneIndex].milliseconds)
+            let end = toneStart + duration(tones[toneIndex].milliseconds)
             toneIndex += 1
+            // A wake-up a little late must not swallow a beep (two clicks would sound like one,
+            // another state's signal): the next step starts now and keeps its full length. Only
+            // tones more than a second overdue are dropped, as they no longer belong to the change.
+            if now - end > Self.toneLatenessLimit {
+                toneStart = end
+                continue
+            }
+            toneStart = now
+            break
         }
         updateLevels()
         return levels
@@ -85,6 +94,9 @@ public struct IndicatorPlayer: Sendable {
         let step = pattern.lights[lightIndex]
         levels = PanelLevels(listening: step.listening, result: step.result, buzzer: toneIndex < tones.count && tones[toneIndex].on)
     }
+
+    /// How late a tone step may be and still sound (stretched) rather than be dropped, in ms.
+    static let toneLatenessLimit: Int64 = 1000
 
     /// Steps last at least 1 ms, so a zero in the data cannot spin the player.
     private func duration(_ milliseconds: Int) -> Int64 { Int64(max(1, milliseconds)) }

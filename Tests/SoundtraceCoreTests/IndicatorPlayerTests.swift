@@ -112,6 +112,25 @@ import Testing
         #expect(changes.allSatisfy { !$0.1.listening && !$0.1.result })
     }
 
+    @Test func aLittleLateOwnerStretchesTheTonesButDropsNoBeep() {
+        var player = IndicatorPlayer(muted: false)
+        player.show(.canceled, calm: false, at: 0)
+        #expect(player.advance(to: 0).buzzer)
+        // Woken 160 ms late, after the first click and the whole gap should have ended: the gap
+        // starts now, so the second click still sounds, later.
+        #expect(!player.advance(to: 200).buzzer)
+        #expect(player.deadline == 320)
+        #expect(player.advance(to: 320).buzzer)
+        #expect(player.deadline == 360)
+        #expect(!player.advance(to: 360).buzzer)
+        // Tones over a second overdue are dropped: they would no longer mean the change.
+        var stale = IndicatorPlayer(muted: false)
+        stale.show(.failure, calm: false, at: 0)
+        #expect(!stale.advance(to: 5_000).buzzer)
+        let pending = stale.deadline
+        #expect(pending == nil || pending! > 5_000)
+    }
+
     @Test func aLateOwnerKeepsThePhaseOfARepeatingPattern() {
         var player = IndicatorPlayer(muted: false)
         player.show(.listening, calm: false, at: 0)
