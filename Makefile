@@ -11,10 +11,12 @@ setup:
 build: setup
 	swift build $(SWIFT_FLAGS)
 
-# The main job until the daemon exists: match a bundled recording against the bundled catalog.
+# The main job: the appliance daemon on the bundled catalog, in the foreground, state under .state/
+# (an empty configuration, /dev/null, means built-in defaults; Enter on the terminal is the button).
 run: build
 	.build/release/soundtrace catalog verify
-	.build/release/soundtrace match catalog/audio/$$(ls catalog/audio | head -n 1) catalog/outside/$$(ls catalog/outside | head -n 1)
+	mkdir -p .state
+	.build/release/soundtraced --config /dev/null --no-gpio --catalog catalog/soundtrace.catalog --state-dir .state
 
 # Tests run in release mode: the DSP is too slow unoptimized to index whole recordings quickly.
 # -enable-testing lets the tests reach internal DSP stages of an optimized build.

@@ -7,6 +7,7 @@ let package = Package(
     name: "Soundtrace",
     products: [
         .executable(name: "soundtrace", targets: ["soundtrace"]),
+        .executable(name: "soundtraced", targets: ["soundtraced"]),
     ],
     targets: [
         // KissFFT's fixed-point build, compiled from Debian's source package fetched at set-up time
@@ -60,6 +61,19 @@ let package = Package(
             name: "SoundtraceTools",
             dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtracePlatform", "SoundtraceRecognition"]
         ),
+        // Linux headers Glibc does not export (signalfd).
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        // The appliance: one owner of state serving the protocol, sessions, history and signals.
+        // No Foundation (the daemon's memory budget is 10 MB).
+        .target(
+            name: "SoundtraceDaemon",
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtracePlatform", "SoundtraceStore",
+                           "SoundtraceRecognition", "CLinux"]
+        ),
+        .executableTarget(
+            name: "soundtraced",
+            dependencies: ["SoundtraceDaemon"]
+        ),
         .executableTarget(
             name: "soundtrace",
             dependencies: ["SoundtraceTools"]
@@ -90,11 +104,16 @@ let package = Package(
             name: "SoundtraceToolsTests",
             dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceTestSupport"]
         ),
+        .testTarget(
+            name: "SoundtraceDaemonTests",
+            dependencies: ["SoundtraceDaemon", "SoundtraceCore", "SoundtraceStore", "SoundtraceFingerprint", "SoundtracePlatform",
+                           "SoundtraceTestSupport"]
+        ),
         // Drives the real `soundtrace` binary against simulated microphones (ALSA file plugin,
         // PulseAudio null sink).
         .testTarget(
             name: "AcceptanceTests",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport"]
+            dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport", "CLinux"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -102,6 +102,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         address == "localhost" || address == "::1" || address.hasPrefix("127.") && isIPv4(address)
     }
 
+    /// True for the addresses `bind` accepts (also checked for the `--bind` flag).
+    public static func isValidBindAddress(_ text: String) -> Bool { isAddress(text) }
+
     static func isAddress(_ text: String) -> Bool {
         text == "localhost" || text == "::1" || text == "::" || isIPv4(text)
     }

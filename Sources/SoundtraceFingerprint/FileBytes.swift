@@ -1,14 +1,14 @@
 import Glibc
 
 /// Reads and writes whole files without Foundation, which the daemon does not link.
-enum FileBytes {
-    enum Failure: Error, Equatable {
+public enum FileBytes {
+    public enum Failure: Error, Equatable {
         case system(code: Int32, reason: String)
         case tooLarge(Int)
     }
 
     /// The file's bytes, refusing files larger than `limit`.
-    static func read(path: String, limit: Int) throws(Failure) -> [UInt8] {
+    public static func read(path: String, limit: Int) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
         defer { close(fd) }

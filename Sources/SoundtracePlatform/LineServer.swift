@@ -178,13 +178,19 @@ public final class LineServer: @unchecked Sendable {
                     if count > 0 {
                         c.lastActivity = afterPoll
                         c.input += buffer.prefix(count)
+                        // A connection on its way out reads nothing more.
+                        if c.closeAfterFlush { c.input.removeAll() }
                         while let newline = c.input.firstIndex(of: UInt8(ascii: "\n")) {
                             let line = Array(c.input[..<newline])
                             c.input.removeFirst(newline + 1)
-                            if line.count > limits.maxLineBytes { break }
+                            if line.count > limits.maxLineBytes {
+                                // A whole over-long line arrived at once: refuse it like a partial one.
+                                c.input = line
+                                break
+                            }
                             handler(.line(c.client, line))
                         }
-                        if c.input.count > limits.maxLineBytes {
+                        if c.input.count > limits.maxLineBytes, !c.closeAfterFlush {
                             c.output += Array("ACK [2@0] {} line longer than \(limits.maxLineBytes) bytes\n".utf8)
                             c.input.removeAll()
                             c.closeAfterFlush = true

@@ -71,6 +71,25 @@ extension HistoryStore {
         }
     }
 
+    /// A page of events, newest first, skipping the `offset` newest (for the protocol's
+    /// `START:END` ranges). Unlike `events(before:)` a page can shift when events are added or
+    /// deleted between calls; the protocol accepts that for a small appliance history.
+    public func events(skipping offset: Int, limit: Int = HistoryLimits.maximumPageSize) throws(HistoryError) -> [RecognitionEvent] {
+        let count = min(max(limit, 0), HistoryLimits.maximumPageSize)
+        guard count > 0 else { return [] }
+        guard offset >= 0 else { throw .invalidInput(field: "offset", problem: "must not be negative, got \(offset)") }
+        return try read("list events") { connection throws(SQLiteCause) -> [RecognitionEvent] in
+            let query = try connection.prepare("SELECT \(Self.eventColumns) FROM event ORDER BY id DESC LIMIT ?1 OFFSET ?2")
+            try query.bind(1, Int64(count))
+            try query.bind(2, Int64(offset))
+            var rows: [EventRow] = []
+            while try query.step() { rows.append(EventRow(query)) }
+            guard let newest = rows.first, let oldest = rows.last else { return [] }
+            let metadata = try Self.metadata(connection, from: oldest.id, through: newest.id)
+            return rows.map { $0.event(metadata: metadata[$0.id] ?? []) }
+        }
+    }
+
     /// The event with this id, or nil when there is none.
     public func event(id: Int64) throws(HistoryError) -> RecognitionEvent? {
         try read("read event \(id)") { connection throws(SQLiteCause) -> RecognitionEvent? in

@@ -1,6 +1,8 @@
+import SoundtraceCore
+
 /// The `soundtrace` command: dispatches to one type per subcommand.
 public enum SoundtraceCLI {
-    public static let version = "0.1.0"
+    public static let version = SoundtraceVersion.current
 
     static let usage = """
     usage: soundtrace COMMAND [OPTIONS]

@@ -24,6 +24,9 @@ final class Microphones: @unchecked Sendable {
     private var definitions = "</usr/share/alsa/alsa.conf>\n\n"
     let pulse: TestPulseServer
     let pulsePCM = "st_acc_pulse"
+    /// A second server for the daemon's tests, which run alongside the live-session suite.
+    let daemonPulse: TestPulseServer
+    let daemonPulsePCM = "st_daemon_pulse"
 
     private init() throws {
         directory = NSTemporaryDirectory() + "soundtrace-acceptance-\(getpid())"
@@ -32,6 +35,7 @@ final class Microphones: @unchecked Sendable {
         configPath = directory + "/asound.conf"
         catalog = try CatalogFile.load(path: Self.catalogPath)
         pulse = TestPulseServer("acceptance", directory: directory + "/pulse-acceptance")
+        daemonPulse = TestPulseServer("daemon", directory: directory + "/pulse-daemon")
 
         // Two catalog recordings "from another device": excerpts through the speaker→room→mic chain.
         for (index, name) in [(1, "st_acc_ref_a"), (4, "st_acc_ref_b")] {
@@ -46,10 +50,31 @@ final class Microphones: @unchecked Sendable {
         let outside = try RecordingLoader.load(path: Self.root + "/catalog/outside/salt-meadow-mallets.wav").audio
         try addFilePCM("st_acc_outside", samples: TestAudio.micChain(TestAudio.excerpt(outside, from: 5 * Self.rate, count: 14 * Self.rate), seed: 3).samples)
         try addFilePCM("st_acc_root_only", samples: [Int16](repeating: 0, count: 14 * Self.rate), mode: 0o600)
+        // One microphone whose recording a test can swap between sessions (the file plugin opens
+        // its input file when the device is opened, i.e. at every session start).
+        definitions += """
+            pcm.st_acc_switch {
+                type file
+                slave.pcm "null"
+                file "/dev/null"
+                infile "\(directory)/switch.raw"
+                format "raw"
+            }
+
+            """
+        try plug("st_acc_silence")
         definitions += pulse.alsaDefinition(pcm: pulsePCM)
+        definitions += daemonPulse.alsaDefinition(pcm: daemonPulsePCM)
         try Data(definitions.utf8).write(to: URL(fileURLWithPath: configPath))
         chmod(configPath, 0o644)
         atexit { try? FileManager.default.removeItem(atPath: Microphones.shared.directory) }
+    }
+
+    /// Makes `st_acc_switch` play the recording of the file PCM `name` from its next session on.
+    func plug(_ name: String) throws {
+        let link = directory + "/switch.raw"
+        unlink(link)
+        guard symlink("\(directory)/\(name).raw", link) == 0 else { throw TestFailure("cannot link \(link)") }
     }
 
     func recording(_ index: Int) throws -> PCMAudio {

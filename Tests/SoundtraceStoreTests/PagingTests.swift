@@ -28,6 +28,23 @@ import SoundtraceStore
         }
     }
 
+    @Test func offsetPagesSkipTheNewestAndKeepTheirMetadata() throws {
+        try withTemporaryDirectory { directory in
+            let store = try Fixture.open(directory + "/history.db")
+            for number in 1...30 {
+                let snapshot = Fixture.snapshot(metadata: [.init(key: "number", value: "\(number)")])
+                _ = try store.recordMatch(Fixture.recognition(session: "offset-\(number)", snapshot: snapshot))
+            }
+            try store.deleteEvent(id: 25)
+            let page = try store.events(skipping: 3, limit: 4)
+            #expect(page.map(\.id) == [27, 26, 24, 23])
+            #expect(page.map { $0.snapshot.metadata.first?.value } == ["27", "26", "24", "23"])
+            #expect(try store.events(skipping: 29, limit: 10).isEmpty)
+            #expect(try store.events(skipping: 0, limit: 1000).count == 29)
+            #expect(throws: HistoryError.self) { try store.events(skipping: -1) }
+        }
+    }
+
     @Test func pageSizeIsClampedToTheDocumentedMaximum() throws {
         try withTemporaryDirectory { directory in
             let store = try Fixture.open(directory + "/history.db")

@@ -7,14 +7,14 @@ public final class ChildProcess {
     public let pid: pid_t
     private var exitStatus: Int32?
 
-    /// Starts `path` with `arguments` and `environment`; its stdin is /dev/null, and its stdout
-    /// and stderr go to the given files (or /dev/null).
+    /// Starts `path` with `arguments` and `environment`; its stdin reads `stdin` (/dev/null, or
+    /// e.g. a pseudo-terminal), and its stdout and stderr go to the given files (or /dev/null).
     public init(path: String, arguments: [String], environment: [String: String],
-                stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
+                stdin: String = "/dev/null", stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDWR, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 

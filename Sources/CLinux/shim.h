@@ -1,0 +1,11 @@
+// Linux interfaces Swift's Glibc module does not export: signalfd, so the daemon can take
+// signals in its poll loop instead of in async-signal handlers; and the pseudo-terminal calls
+// (hidden behind _XOPEN_SOURCE in the C library's headers), with which tests give the daemon a
+// terminal.
+#include <signal.h>
+#include <sys/signalfd.h>
+
+extern int posix_openpt(int flags);
+extern int grantpt(int fd);
+extern int unlockpt(int fd);
+extern char *ptsname(int fd);

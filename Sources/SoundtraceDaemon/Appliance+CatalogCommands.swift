@@ -1,0 +1,74 @@
+import SoundtraceCore
+import SoundtraceFingerprint
+
+extension Appliance {
+    private func loadedCatalogLocked(_ command: String) -> Result<Catalog, ProtocolError> {
+        guard let catalog = catalogSlot.catalog else {
+            return .failure(ProtocolError(.unavailable, command: command, "no usable catalog: \(catalogSlot.problem ?? "none loaded")"))
+        }
+        return .success(catalog)
+    }
+
+    func catalogLocked(_ rangeText: String?) -> CommandOutcome {
+        let range: ProtocolRange
+        switch ProtocolRange.parse(rangeText, command: "catalog") {
+        case let .success(parsed): range = parsed
+        case let .failure(error): return .error(error)
+        }
+        switch loadedCatalogLocked("catalog") {
+        case let .failure(error):
+            return .error(error)
+        case let .success(catalog):
+            let page = catalog.references.dropFirst(range.start).prefix(range.end - range.start)
+            return .reply(page.flatMap { reference -> [(String, String)] in
+                let audio = reference.audio
+                return [("reference", audio.id), ("title", audio.title), ("creator", audio.creator), ("license", audio.license),
+                        ("duration", ProtocolValues.seconds(CatalogSlot.durationMilliseconds(reference, parameters: catalog.parameters)))]
+            })
+        }
+    }
+
+    func referenceLocked(_ id: String) -> CommandOutcome {
+        switch loadedCatalogLocked("reference") {
+        case let .failure(error):
+            return .error(error)
+        case let .success(catalog):
+            guard let reference = catalog.reference(id: id) else {
+                return .error(ProtocolError(.notFound, command: "reference", "no reference \"\(id)\" in the catalog; `catalog` lists them"))
+            }
+            let audio = reference.audio
+            var pairs: [(String, String)] = [
+                ("reference", audio.id), ("title", audio.title), ("creator", audio.creator), ("license", audio.license),
+                ("duration", ProtocolValues.seconds(CatalogSlot.durationMilliseconds(reference, parameters: catalog.parameters))),
+                ("source_file", audio.sourceFile),
+            ]
+            pairs += audio.metadata.map { ("meta", "\($0.key)=\($0.value)") }
+            let favorite = (try? store?.isFavorite(referenceId: audio.id)) ?? false
+            pairs.append(("favorite", ProtocolValues.yesNo(favorite)))
+            return .reply(pairs)
+        }
+    }
+
+    /// What the catalog covers and how an owner adds recordings, as lines for people.
+    func guideLocked() -> CommandOutcome {
+        var lines: [String] = []
+        if let catalog = catalogSlot.catalog {
+            let licenses = Set(catalog.references.map(\.audio.license)).sorted().joined(separator: ", ")
+            lines.append("This appliance recognizes \(catalog.references.count) recording\(catalog.references.count == 1 ? "" : "s") (catalog version \(catalog.manifest.version), licenses: \(licenses)):")
+            for reference in catalog.references.prefix(ProtocolRange.maxPage) {
+                lines.append("  \(reference.audio.title) - \(reference.audio.creator) [\(reference.audio.id)]")
+            }
+            if catalog.references.count > ProtocolRange.maxPage { lines.append("  … and \(catalog.references.count - ProtocolRange.maxPage) more (`catalog 100:`)") }
+        } else {
+            lines.append("No catalog is loaded: \(catalogSlot.problem ?? "none")")
+        }
+        lines += [
+            "Press the button (or run `soundtrace listen`) while a recording plays; it listens up to \(environment.settings.windowMilliseconds / 1000) s.",
+            "It only knows the recordings above: anything else is an honest \"no match\".",
+            "To add recordings you may use: put the WAV file next to catalog/manifest.json, add an entry (id, title, creator, license, sourceFile),",
+            "run `soundtrace catalog build` and `soundtrace catalog verify`, copy catalog/soundtrace.catalog to \(catalogSlot.path),",
+            "then `systemctl reload soundtraced` (history and favorites are kept).",
+        ]
+        return .reply(lines.map { ("line", $0) })
+    }
+}

@@ -1,0 +1,151 @@
+import SoundtraceCore
+import SoundtracePlatform
+
+extension Appliance {
+    /// Runs a command whose permission and argument count were checked.
+    func executeLocked(_ request: ProtocolRequest, client: LineServer.Client) -> CommandOutcome {
+        let arguments = request.arguments
+        switch request.command {
+        case "ping": return .reply([])
+        case "commands": return commandsLocked(client)
+        case "token": return tokenLocked(arguments[0], client: client)
+        case "idle": return idleLocked(arguments, client: client)
+        case "status": return .reply(statusPairsLocked())
+        case "session": return sessionLocked(arguments[0])
+        case "listen":
+            switch startSessionLocked() {
+            case let .success(session): return .reply(sessionPairs(SessionRecord(session: session, eventId: nil)))
+            case let .failure(error): return .error(error)
+            }
+        case "cancel":
+            guard let ended = cancelSessionLocked() else { return .reply([("state", "idle")]) }
+            return .reply(sessionPairs(SessionRecord(session: ended, eventId: nil)))
+        case "history": return historyLocked(arguments.first)
+        case "show": return showLocked(arguments[0])
+        case "share": return shareLocked(arguments[0])
+        case "delete": return deleteLocked(arguments[0])
+        case "favorite": return favoriteLocked(arguments[0], on: true)
+        case "unfavorite": return favoriteLocked(arguments[0], on: false)
+        case "favorites": return favoritesLocked()
+        case "catalog": return catalogLocked(arguments.first)
+        case "reference": return referenceLocked(arguments[0])
+        case "guide": return guideLocked()
+        default:
+            return .error(ProtocolError(.unknownCommand, command: request.command, "unknown command \"\(request.command)\"; send `commands` for the list"))
+        }
+    }
+
+    private func commandsLocked(_ client: LineServer.Client) -> CommandOutcome {
+        let permission = clients[client.id]?.permission ?? .read
+        return .reply(ProtocolCommand.all.filter { $0.permission <= permission }.map { ("command", $0.name) })
+    }
+
+    /// A wrong token is answered after a delay, and the third closes the connection, so guessing
+    /// costs seconds per try. The comparison takes the same time wherever the guess goes wrong.
+    private func tokenLocked(_ presented: String, client: LineServer.Client) -> CommandOutcome {
+        guard var state = clients[client.id] else { return .waiting }
+        guard let expected = environment.token else {
+            if client.isLoopback { return .reply([("permission", "control")]) }
+            return .error(ProtocolError(.wrongToken, command: "token", "no token is configured on this appliance"))
+        }
+        if Self.constantTimeEqual(Array(presented.utf8), Array(expected.utf8)) {
+            state.permission = .control
+            state.wrongTokens = 0
+            clients[client.id] = state
+            return .reply([("permission", "control")])
+        }
+        state.wrongTokens += 1
+        let left = Self.maxWrongTokens - state.wrongTokens
+        let message = left > 0 ? "wrong token (\(left) \(left == 1 ? "try" : "tries") left before the connection closes)"
+                               : "wrong token; closing the connection"
+        state.heldReply = ProtocolText.reply(ProtocolError(.wrongToken, command: "token", message))
+        state.closeAfterHeld = left <= 0
+        state.heldUntil = environment.monotonic() + Self.wrongTokenDelayMilliseconds
+        clients[client.id] = state
+        DaemonLog.warning("wrong token from \(client.peer) (\(state.wrongTokens) on this connection)")
+        environment.timersChanged()
+        return .waiting
+    }
+
+    static let maxWrongTokens = 3
+    static let wrongTokenDelayMilliseconds: Int64 = 1000
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for index in 0..<max(a.count, b.count) {
+            let x = index < a.count ? a[index] : 0
+            let y = index < b.count ? b[index] : 0
+            difference |= x ^ y
+        }
+        return difference == 0 && a.count == b.count
+    }
+
+    private func idleLocked(_ arguments: [String], client: LineServer.Client) -> CommandOutcome {
+        guard var state = clients[client.id] else { return .waiting }
+        switch IdleFlags.parse(arguments) {
+        case let .failure(error):
+            return .error(error)
+        case let .success(wanted):
+            let hit = state.pending.intersection(wanted)
+            if !hit.isEmpty {
+                state.pending.subtract(hit)
+                clients[client.id] = state
+                return .reply(hit.changedPairs)
+            }
+            state.idling = wanted
+            clients[client.id] = state
+            return .waiting
+        }
+    }
+
+    private func sessionLocked(_ id: String) -> CommandOutcome {
+        guard let record = recent.last(where: { $0.session.id == id }) else {
+            return .error(ProtocolError(.notFound, command: "session", "no recent session \"\(id)\"; `status` names the current one (only the last \(Self.recentSessions) are kept)"))
+        }
+        return .reply(sessionPairs(record))
+    }
+
+    func statusPairsLocked() -> [(String, String)] {
+        var pairs: [(String, String)] = [("state", engine.listeningToken == nil ? "idle" : "listening")]
+        if let current = recent.last {
+            pairs.append(("session", current.session.id))
+            pairs.append(("session_state", current.session.state.name))
+        }
+        if let last = lastFinished {
+            pairs.append(("last_session", last.session.id))
+            pairs.append(("last_outcome", last.session.state.name))
+            if case let .matched(result) = last.session.state {
+                pairs.append(("last_reference", result.reference.id))
+                pairs.append(("last_title", result.reference.title))
+            } else if let message = SessionReply.message(last.session.state) {
+                pairs.append(("last_message", message))
+            }
+        }
+        pairs.append(("calm", ProtocolValues.yesNo(calm)))
+        if let catalog = catalogSlot.catalog {
+            pairs.append(("catalog", "ok"))
+            pairs.append(("catalog_version", String(catalog.manifest.version)))
+            pairs.append(("catalog_hash", catalog.manifest.hash))
+            pairs.append(("catalog_references", String(catalog.references.count)))
+            if let catalogWarning { pairs.append(("catalog_warning", catalogWarning)) }
+        } else {
+            pairs.append(("catalog", "unavailable"))
+            pairs.append(("catalog_error", catalogSlot.problem ?? "no catalog loaded"))
+        }
+        if let storeProblem { pairs.append(("history_error", storeProblem)) }
+        pairs.append(("device", environment.device))
+        switch deviceHealth {
+        case .unknown: pairs.append(("device_health", "unknown"))
+        case .ok: pairs.append(("device_health", "ok"))
+        case let .failed(fault):
+            pairs.append(("device_health", "failed"))
+            pairs.append(("device_error", fault.description))
+        }
+        pairs.append(("window", String(environment.settings.windowMilliseconds / 1000)))
+        return pairs
+    }
+
+    func sessionPairs(_ record: SessionRecord) -> [(String, String)] {
+        SessionReply.pairs(record)
+    }
+}

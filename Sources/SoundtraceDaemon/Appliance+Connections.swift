@@ -1,0 +1,132 @@
+import SoundtraceCore
+import SoundtracePlatform
+
+extension Appliance {
+    /// A client connected: loopback clients may control, others read until they present the token.
+    func clientConnected(_ client: LineServer.Client) {
+        locked {
+            clients[client.id] = ClientState(client: client, permission: client.isLoopback ? .control : .read)
+        }
+    }
+
+    func clientDisconnected(_ client: LineServer.Client) {
+        locked {
+            if clients.removeValue(forKey: client.id)?.heldUntil != nil { environment.timersChanged() }
+        }
+    }
+
+    /// One line from a client. Lines that arrive while a delayed answer is pending wait for it,
+    /// so answers always come in the order of the commands.
+    func clientLine(_ client: LineServer.Client, _ line: [UInt8]) {
+        locked {
+            guard var state = clients[client.id] else { return }
+            if state.heldUntil != nil {
+                guard state.heldLines.count < ClientState.maxHeldLines else {
+                    channel.send("ACK [2@0] {} too many commands while waiting for an answer\n", to: client)
+                    channel.close(client)
+                    clients[client.id] = nil
+                    return
+                }
+                state.heldLines.append(line)
+                clients[client.id] = state
+                return
+            }
+            processLocked(line, client: client)
+        }
+    }
+
+    /// The earliest monotonic time a delayed answer is due, if any.
+    var nextTimerDue: Int64? {
+        locked { clients.values.compactMap(\.heldUntil).min() }
+    }
+
+    /// Sends delayed answers that are due, then runs the lines that waited for them.
+    func fireTimers() {
+        locked {
+            let now = environment.monotonic()
+            for id in Array(clients.keys) {
+                guard var state = clients[id], let due = state.heldUntil, due <= now else { continue }
+                channel.send(state.heldReply, to: state.client)
+                if state.closeAfterHeld {
+                    channel.close(state.client)
+                    clients[id] = nil
+                    continue
+                }
+                state.heldUntil = nil
+                state.heldReply = ""
+                let waiting = state.heldLines
+                state.heldLines = []
+                clients[id] = state
+                for (index, line) in waiting.enumerated() {
+                    processLocked(line, client: state.client)
+                    // A line that delayed its answer again keeps the rest waiting behind it.
+                    if var again = clients[id], again.heldUntil != nil {
+                        again.heldLines.append(contentsOf: waiting[(index + 1)...])
+                        clients[id] = again
+                        break
+                    }
+                }
+            }
+        }
+    }
+
+    private func processLocked(_ line: [UInt8], client: LineServer.Client) {
+        guard var state = clients[client.id] else { return }
+        let request: ProtocolRequest
+        switch ProtocolRequest.parse(line[...]) {
+        case let .success(parsed):
+            request = parsed
+        case .failure(.empty):
+            return
+        case let .failure(.notACommand(why)):
+            // Not our protocol (binary junk, an HTTP request): say so once and hang up.
+            channel.send(ProtocolText.reply(ProtocolError(.unknownCommand, command: "", "\(why); this port speaks the Soundtrace line protocol")), to: client)
+            channel.close(client)
+            clients[client.id] = nil
+            return
+        case .failure(.tooLong):
+            channel.send(ProtocolText.reply(ProtocolError(.badArguments, command: "", "line longer than \(ProtocolRequest.maxLineBytes) bytes")), to: client)
+            channel.close(client)
+            clients[client.id] = nil
+            return
+        case let .failure(.malformed(why)):
+            channel.send(ProtocolText.reply(ProtocolError(.badArguments, command: "", why)), to: client)
+            return
+        }
+        if state.idling != nil {
+            if request.command == "noidle" {
+                state.idling = nil
+                clients[client.id] = state
+                channel.send(ProtocolText.reply([]), to: client)
+            } else {
+                channel.send(ProtocolText.reply(ProtocolError(.badArguments, command: request.command, "only noidle is allowed while idle")), to: client)
+            }
+            return
+        }
+        // A noidle that crossed the idle's answer gets none of its own, as in MPD.
+        if request.command == "noidle" { return }
+        switch request.check(permission: state.permission) {
+        case let .failure(error):
+            channel.send(ProtocolText.reply(error), to: client)
+        case .success:
+            // Commands read and write this client's state in `clients` themselves: a command can
+            // change every client's state (a listen marks `state` changed for all).
+            switch executeLocked(request, client: client) {
+            case let .reply(pairs):
+                channel.send(ProtocolText.reply(pairs), to: client)
+            case let .error(error):
+                channel.send(ProtocolText.reply(error), to: client)
+            case .waiting:
+                break
+            }
+        }
+    }
+}
+
+/// What a command produced.
+enum CommandOutcome {
+    case reply([(String, String)])
+    case error(ProtocolError)
+    /// No answer yet: an `idle` waiting for a change, or a delayed answer (the client's state says which).
+    case waiting
+}

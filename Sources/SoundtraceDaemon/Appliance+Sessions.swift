@@ -1,0 +1,201 @@
+import Glibc
+import SoundtraceCore
+import SoundtraceFingerprint
+import SoundtraceRecognition
+import SoundtraceStore
+
+extension Appliance {
+    /// Starts a session (from `listen` or the button). Refused while one listens; with no catalog
+    /// or a device that cannot be opened it fails at once, recorded as a failed session.
+    func startSessionLocked() -> Result<RecognitionSession, ProtocolError> {
+        func refusedBusy(_ token: SessionToken) -> Result<RecognitionSession, ProtocolError> {
+            .failure(ProtocolError(.busy, command: "listen", "already listening (session \(token)); cancel it first (`soundtrace cancel` or the button) or wait for its result"))
+        }
+        if let token = engine.listeningToken { return refusedBusy(token) }
+        guard !shuttingDown else { return .failure(ProtocolError(.unavailable, command: "listen", "soundtraced is shutting down")) }
+        guard let catalog = catalogSlot.catalog else {
+            return .failure(ProtocolError(.unavailable, command: "listen", "no usable catalog: \(catalogSlot.problem ?? "none loaded")"))
+        }
+        // The previous session's device may still be closing; opening it again now would be "busy".
+        waitForCaptureClosedLocked()
+        if let token = engine.listeningToken { return refusedBusy(token) }
+        let token = SessionToken(nextToken)
+        nextToken += 1
+        let source = environment.makeSource(environment.device)
+        let format: CaptureFormat
+        do {
+            format = try source.open(preferredRate: catalog.parameters.sampleRate)
+        } catch {
+            source.close()
+            return failedStartLocked(token, fault: error)
+        }
+        guard WAVReader.supportedRates.contains(format.sampleRate),
+              let recognizer = try? FingerprintRecognizer(catalog: catalog, inputRate: format.sampleRate) else {
+            source.close()
+            return failedStartLocked(token, fault: .unsupportedFormat(device: source.device, offered: format.deviceFormat))
+        }
+        let session: RecognitionSession
+        do {
+            session = try engine.start(token: token, wallClock: environment.wallClock(), monotonic: environment.monotonic(),
+                                       recognizer: recognizer, settings: environment.settings)
+        } catch {
+            source.close()
+            return refusedBusy(token)
+        }
+        captureToken = token
+        captureSource = source
+        let job = CaptureJob(appliance: self, source: source, token: token)
+        let started = WorkerThread(detached: true) { job.run() }
+        guard started != nil else {
+            captureToken = nil
+            captureSource = nil
+            source.close()
+            if let ended = engine.fail(.other(device: source.device, detail: "no thread could be started for capture"), token: token) {
+                sessionEndedLocked(ended)
+            }
+            return .failure(ProtocolError(.system, command: "listen", "the system is out of threads; restart soundtraced"))
+        }
+        deviceHealth = .ok
+        rememberLocked(SessionRecord(session: session, eventId: nil))
+        DaemonLog.info("session \(token) listening on \(source.device) (\(format.deviceFormat))")
+        showIndicatorLocked(.listening, detail: "session \(token)")
+        changedLocked(.state)
+        return .success(session)
+    }
+
+    private func failedStartLocked(_ token: SessionToken, fault: CaptureFault) -> Result<RecognitionSession, ProtocolError> {
+        do {
+            let failed = try engine.startFailed(token: token, wallClock: environment.wallClock(), fault: fault)
+            sessionEndedLocked(failed)
+        } catch {
+            // Unreachable: the caller checked that nothing listens.
+        }
+        return .failure(ProtocolError(.unavailable, command: "listen", fault.description))
+    }
+
+    /// Cancels whatever listens; nil when nothing did.
+    func cancelSessionLocked() -> RecognitionSession? {
+        guard let ended = engine.cancel() else { return nil }
+        sessionEndedLocked(ended)
+        return ended
+    }
+
+    /// Everything that happens once when a session ends, whichever way it ended.
+    func sessionEndedLocked(_ session: RecognitionSession) {
+        var record = SessionRecord(session: session, eventId: nil)
+        var flags: IdleFlags = .state
+        switch session.state {
+        case let .matched(result):
+            if let eventId = recordMatchLocked(session, result) {
+                record.eventId = eventId
+                flags.insert(.history)
+            }
+            DaemonLog.info("session \(session.id) matched \(result.reference.id) at \(ProtocolValues.seconds(result.offsetMilliseconds)) s (score \(result.score), heard \(ProtocolValues.seconds(result.heardMilliseconds)) s)")
+            showIndicatorLocked(.match, detail: "\"\(result.reference.title)\" by \(result.reference.creator), \(ProtocolValues.shortSeconds(result.offsetMilliseconds)) s in")
+        case let .noMatch(reason):
+            DaemonLog.info("session \(session.id) no match: \(reason)")
+            showIndicatorLocked(.noMatch, detail: reason.description)
+        case .canceled:
+            DaemonLog.info("session \(session.id) canceled")
+            showIndicatorLocked(.canceled, detail: "session \(session.id)")
+        case let .failed(fault):
+            deviceHealth = .failed(fault)
+            DaemonLog.warning("session \(session.id) failed: \(fault)")
+            showIndicatorLocked(.failure, detail: fault.description)
+        case .listening:
+            return
+        }
+        rememberLocked(record)
+        lastFinished = record
+        // The capture thread may be waiting on the device; wake it so it closes the device now.
+        captureSource?.wake()
+        changedLocked(flags)
+    }
+
+    /// Stores a match; nil (and a log line) when the database cannot, so the result is still shown.
+    private func recordMatchLocked(_ session: RecognitionSession, _ result: MatchResult) -> Int64? {
+        guard let store else {
+            DaemonLog.warning("session \(session.id) matched but the history is unavailable: \(storeProblem ?? "")")
+            return nil
+        }
+        let reference = catalogSlot.catalog?.reference(id: result.reference.id)?.audio
+        let metadata = (reference?.metadata ?? []).map { ReferenceSnapshot.MetadataEntry(key: $0.key, value: $0.value) }
+        let snapshot = ReferenceSnapshot(title: result.reference.title, creator: result.reference.creator,
+                                         license: result.reference.license, sourceFile: result.reference.sourceFile,
+                                         metadata: metadata, catalogHash: catalogSlot.hash ?? String(repeating: "0", count: 64))
+        let match = NewRecognition(sessionId: session.id, referenceId: result.reference.id, matchedAt: environment.wallClock(),
+                                   offsetMilliseconds: Int64(result.offsetMilliseconds), score: result.score, snapshot: snapshot)
+        do {
+            return try store.recordMatch(match).eventId
+        } catch {
+            DaemonLog.error("could not record the match of session \(session.id): \(error)")
+            return nil
+        }
+    }
+
+    private func rememberLocked(_ record: SessionRecord) {
+        if let index = recent.firstIndex(where: { $0.session.token == record.session.token }) {
+            recent[index] = record
+        } else {
+            recent.append(record)
+            if recent.count > Self.recentSessions { recent.removeFirst(recent.count - Self.recentSessions) }
+        }
+    }
+
+    // MARK: capture thread
+
+    /// The capture thread's loop: reads the device until its session is over, then closes it.
+    func runCapture(source: AudioSource, token: SessionToken) {
+        while let wait = captureWait(token) {
+            do {
+                switch try source.read(timeoutMilliseconds: wait) {
+                case let .audio(samples, frame):
+                    locked {
+                        if let ended = engine.receive(samples, atFrame: frame, token: token) { sessionEndedLocked(ended) }
+                    }
+                case .timeout, .woken:
+                    captureTick(token)
+                }
+            } catch {
+                locked {
+                    if let ended = engine.fail(error, token: token) { sessionEndedLocked(ended) }
+                }
+            }
+        }
+        source.close()
+        locked {
+            if captureToken == token {
+                captureToken = nil
+                captureSource = nil
+            }
+            signalCaptureClosedLocked()
+        }
+    }
+
+    /// How long the capture thread may wait for audio, or nil when its session is over.
+    private func captureWait(_ token: SessionToken) -> Int? {
+        locked {
+            guard engine.listeningToken == token, let deadline = engine.deadline else { return nil }
+            return Int(max(1, min(250, deadline - environment.monotonic())))
+        }
+    }
+
+    /// A wait without audio: a device that stopped delivering cannot stretch the window.
+    private func captureTick(_ token: SessionToken) {
+        locked {
+            let now = environment.monotonic()
+            if let deadline = engine.deadline, now >= deadline, let ended = engine.deadlinePassed(monotonic: now, token: token) {
+                sessionEndedLocked(ended)
+            }
+        }
+    }
+}
+
+/// What a capture thread needs, handed over once: from then on only that thread uses the source
+/// (besides `wake()`, which AudioSource makes safe from any thread).
+private struct CaptureJob: @unchecked Sendable {
+    let appliance: Appliance
+    let source: AudioSource
+    let token: SessionToken
+    func run() { appliance.runCapture(source: source, token: token) }
+}

@@ -1,0 +1,27 @@
+import SoundtraceFingerprint
+
+/// The catalog the daemon serves, or why it has none. A missing or corrupt catalog does not stop
+/// the daemon: history, favorites and the guide keep working and `status`/`listen` explain.
+struct CatalogSlot: Sendable {
+    let path: String
+    let catalog: Catalog?
+    /// Why no catalog could be loaded, with the fix.
+    let problem: String?
+
+    /// Loads the file at `path`; never throws: a failure becomes the slot's problem.
+    static func load(path: String) -> CatalogSlot {
+        do {
+            return CatalogSlot(path: path, catalog: try CatalogFile.load(path: path), problem: nil)
+        } catch {
+            return CatalogSlot(path: path, catalog: nil, problem: "\(error); rebuild it with `soundtrace catalog build --out \(path)` (or copy a good catalog there), then `systemctl reload soundtraced`")
+        }
+    }
+
+    /// The catalog's content hash, as history events record it.
+    var hash: String? { catalog?.manifest.hash }
+
+    /// Seconds of audio in a reference, from the frames the engine analysed.
+    static func durationMilliseconds(_ reference: CatalogReference, parameters: EngineParameters) -> Int {
+        reference.durationFrames * parameters.hopSize * 1000 / parameters.sampleRate
+    }
+}

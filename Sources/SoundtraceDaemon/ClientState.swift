@@ -1,0 +1,42 @@
+import SoundtraceCore
+import SoundtracePlatform
+
+/// What the appliance remembers about one protocol connection.
+struct ClientState {
+    let client: LineServer.Client
+    var permission: ProtocolPermission
+    /// Subsystems that changed since this client's last `idle` answer (or since it connected).
+    var pending: IdleFlags = []
+    /// The subsystems a waiting `idle` asked for; nil when no `idle` waits.
+    var idling: IdleFlags?
+    /// Wrong tokens presented on this connection.
+    var wrongTokens = 0
+    /// While a wrong token's answer is delayed: when it is due, the answer, and whether the
+    /// connection closes after it. Lines that arrive meanwhile wait in `heldLines`.
+    var heldUntil: Int64?
+    var heldReply = ""
+    var closeAfterHeld = false
+    var heldLines: [[UInt8]] = []
+
+    /// Lines a client may send while its answer is delayed before it is disconnected.
+    static let maxHeldLines = 16
+
+    init(client: LineServer.Client, permission: ProtocolPermission) {
+        self.client = client
+        self.permission = permission
+    }
+}
+
+/// How the last session left the capture device.
+enum DeviceHealth: Equatable {
+    case unknown
+    case ok
+    case failed(CaptureFault)
+}
+
+/// A recent session as `session ID` and `status` describe it.
+struct SessionRecord {
+    var session: RecognitionSession
+    /// The history event of a match, when the database recorded it.
+    var eventId: Int64?
+}

@@ -1,0 +1,93 @@
+import Glibc
+import SoundtraceCore
+import SoundtraceFingerprint
+import SoundtraceStore
+
+/// Reading what the daemon needs before it serves: configuration, token, history database.
+enum DaemonStartup {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The configuration file (the default path may be missing: built-in defaults), with the
+    /// command line's overrides applied and the cross-key rules checked again.
+    static func configuration(_ options: DaemonOptions) throws(Failure) -> DaemonConfiguration {
+        let path = options.configPath ?? DaemonOptions.defaultConfigPath
+        var configuration = DaemonConfiguration()
+        var bytes: [UInt8]?
+        do {
+            bytes = try FileBytes.read(path: path, limit: 64 * 1024)
+        } catch {
+            switch error {
+            case let .system(code, _) where code == ENOENT && options.configPath == nil:
+                DaemonLog.info("no configuration file at \(path); using the built-in defaults")
+            case let .system(_, reason):
+                throw Failure(description: "cannot read configuration \(path): \(reason)\(options.configPath == nil ? "" : "; check the --config path")")
+            case .tooLarge:
+                throw Failure(description: "\(path): is larger than a configuration file can be (64 KiB)")
+            }
+        }
+        if let bytes {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw Failure(description: "\(path): is not UTF-8 text; save it as plain UTF-8")
+            }
+            do {
+                configuration = try DaemonConfiguration.parse(text, file: path)
+            } catch {
+                throw Failure(description: error.description)
+            }
+        }
+        if let catalog = options.catalog { configuration.catalog = catalog }
+        if let directory = options.stateDirectory { configuration.stateDirectory = directory }
+        if let bind = options.bind {
+            guard DaemonConfiguration.isValidBindAddress(bind) else {
+                throw Failure(description: "--bind must be an IPv4 address, ::1, :: or localhost, got '\(bind)'")
+            }
+            configuration.bind = bind
+        }
+        if let port = options.port { configuration.port = port }
+        if let device = options.device { configuration.device = device }
+        if options.noGPIO { configuration.gpio = false }
+        do {
+            try configuration.validate(file: options.configPath ?? path)
+        } catch {
+            throw Failure(description: error.description)
+        }
+        return configuration
+    }
+
+    /// The LAN token from `token_file`: one line, at least 12 characters, no spaces.
+    static func token(_ configuration: DaemonConfiguration) throws(Failure) -> String? {
+        guard let path = configuration.tokenFile else { return nil }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path: path, limit: 4096)
+        } catch {
+            switch error {
+            case let .system(_, reason): throw Failure(description: "cannot read token_file \(path): \(reason)")
+            case .tooLarge: throw Failure(description: "token_file \(path) is larger than a token can be (4 KiB)")
+            }
+        }
+        var text = String(decoding: bytes, as: UTF8.self)
+        while let last = text.last, last == "\n" || last == "\r\n" || last == " " { text.removeLast() }
+        guard text.count >= 12, !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else {
+            throw Failure(description: "token_file \(path) must hold one token of at least 12 characters without spaces; create one with `head -c 18 /dev/urandom | base64 > \(path)`")
+        }
+        return text
+    }
+
+    /// Opens the history, or says why not: the daemon still serves, without history.
+    static func history(_ configuration: DaemonConfiguration) -> (HistoryStore?, String?) {
+        let path = configuration.stateDirectory + "/history.db"
+        do {
+            let (store, report) = try HistoryStore.open(path: path)
+            if report.movedAside != nil || report.upgradedFrom != nil || report.createdFresh {
+                DaemonLog.info(report.description)
+            }
+            return (store, nil)
+        } catch {
+            DaemonLog.error("history unavailable: \(error)")
+            return (nil, error.description)
+        }
+    }
+}

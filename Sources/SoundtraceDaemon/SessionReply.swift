@@ -1,0 +1,42 @@
+import SoundtraceCore
+
+/// A session as the protocol describes it (`listen`, `cancel`, `session ID`): keys in a fixed
+/// order, only those that apply.
+enum SessionReply {
+    static func pairs(_ record: SessionRecord) -> [(String, String)] {
+        let session = record.session
+        var pairs: [(String, String)] = [("session", session.id), ("state", session.state.name),
+                                         ("started_at", ProtocolValues.time(session.startedAt))]
+        switch session.state {
+        case let .matched(result):
+            let reference = result.reference
+            pairs += [("reference", reference.id), ("title", reference.title), ("creator", reference.creator),
+                      ("license", reference.license), ("offset", ProtocolValues.seconds(result.offsetMilliseconds)),
+                      ("score", String(result.score)), ("heard", ProtocolValues.seconds(result.heardMilliseconds))]
+            if let event = record.eventId { pairs.append(("event", String(event))) }
+        case let .noMatch(reason):
+            switch reason {
+            case let .silence(heard):
+                pairs += [("heard", ProtocolValues.seconds(heard)), ("reason", "silence")]
+            case let .notInCatalog(heard):
+                pairs += [("heard", ProtocolValues.seconds(heard)), ("reason", "notInCatalog")]
+            }
+        case let .failed(fault):
+            pairs.append(("reason", fault.code))
+        case .listening, .canceled:
+            break
+        }
+        if let message = message(session.state) { pairs.append(("message", message)) }
+        return pairs
+    }
+
+    /// The line for people that goes with a state that is not a match.
+    static func message(_ state: SessionState) -> String? {
+        switch state {
+        case let .noMatch(reason): return reason.description
+        case .canceled: return "canceled before a result"
+        case let .failed(fault): return fault.description
+        case .listening, .matched: return nil
+        }
+    }
+}

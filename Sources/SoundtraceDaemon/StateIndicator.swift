@@ -1,0 +1,7 @@
+import SoundtraceCore
+
+/// Shows the appliance's state to people in the room: LEDs and buzzer on a kiosk (the GPIO
+/// backend), lines on the console on a laptop. Called by the appliance whenever its state changes.
+protocol StateIndicator: AnyObject {
+    func show(_ state: IndicatorState, calm: Bool, detail: String)
+}

@@ -1,0 +1,4 @@
+import Glibc
+import SoundtraceDaemon
+
+exit(DaemonRuntime.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,356 @@
+import CLinux
+import Foundation
+import Glibc
+import SoundtraceTestSupport
+import Testing
+
+/// The appliance end to end: the real `soundtraced` binary, real SQLite files, the simulated
+/// microphones (an ALSA file PCM whose recording the test swaps between sessions), and the
+/// protocol spoken over TCP.
+@Suite(.serialized) struct DaemonAcceptanceTests {
+    let mics = Microphones.shared
+
+    private func listenToEnd(_ connection: ProtocolConnection) throws -> ProtocolConnection.Reply {
+        let started = try connection.command("listen")
+        let session = try #require(started.value("session"), "listen: \(started)")
+        #expect(started.value("state") == "listening")
+        return try connection.waitForOutcome(session)
+    }
+
+    @Test func recordingsFromAnotherDeviceBecomeHistoryEventsAndNothingElseDoes() throws {
+        let state = DaemonProcess.stateDirectory("events")
+        let daemon = try DaemonProcess(stateDirectory: state)
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        #expect(client.greetingLine == "OK SOUNDTRACE 1")
+
+        var events: [String] = []
+        for (pcm, index) in [("st_acc_ref_a", 1), ("st_acc_ref_b", 4)] {
+            try mics.plug(pcm)
+            let outcome = try listenToEnd(client)
+            #expect(outcome.value("state") == "matched", "\(outcome)")
+            #expect(outcome.value("reference") == mics.catalog.references[index].audio.id)
+            let offset = Double(outcome.value("offset") ?? "") ?? -100
+            #expect(abs(offset - (mics.starts[pcm] ?? 0)) <= 1.0, "offset \(offset)")
+            events.append(try #require(outcome.value("event")))
+        }
+        for (pcm, reason) in [("st_acc_silence", "silence"), ("st_acc_noise", "notInCatalog"), ("st_acc_outside", "notInCatalog")] {
+            try mics.plug(pcm)
+            let outcome = try listenToEnd(client)
+            #expect(outcome.value("state") == "noMatch", "\(pcm): \(outcome)")
+            #expect(outcome.value("reason") == reason)
+            #expect(outcome.value("event") == nil)
+        }
+        let history = try client.command("history")
+        #expect(history.values("id") == events.reversed())
+        #expect(history.values("reference") == [mics.catalog.references[4].audio.id, mics.catalog.references[1].audio.id])
+        let status = try client.command("status")
+        #expect(status.value("state") == "idle")
+        #expect(status.value("last_outcome") == "noMatch")
+        #expect(status.value("device_health") == "ok")
+        // The microphone's audio lived only in memory: the state folder holds the database alone.
+        let files = try FileManager.default.contentsOfDirectory(atPath: state)
+        #expect(files.allSatisfy { $0.hasPrefix("history.db") }, "\(files)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func deletionsAndFavoritesSurviveARestartAndSessionIdsAreNotReused() throws {
+        let state = DaemonProcess.stateDirectory("restart")
+        var daemon = try DaemonProcess(stateDirectory: state)
+        var client = try daemon.connect()
+        try mics.plug("st_acc_ref_a")
+        let first = try listenToEnd(client)
+        let firstEvent = try #require(first.value("event"), "\(first)")
+        let second = try listenToEnd(client)
+        let secondEvent = try #require(second.value("event"), "\(second)")
+        let favorite = mics.catalog.references[4].audio.id
+        #expect(try client.command("favorite \(favorite)").value("changed") == "yes")
+        #expect(try client.command("favorite \(favorite)").value("changed") == "no")
+        #expect(try client.command("delete \(firstEvent)").value("deleted") == firstEvent)
+        #expect(try client.command("delete \(firstEvent)").ackLine?.hasPrefix("ACK [50@0] {delete}") == true)
+        #expect(daemon.stop() == 0)
+
+        daemon = try DaemonProcess(stateDirectory: state)
+        defer { daemon.stop() }
+        client = try daemon.connect()
+        #expect(try client.command("history").values("id") == [secondEvent])
+        #expect(try client.command("favorites").values("reference") == [favorite])
+        #expect(try client.command("show \(secondEvent)").value("favorite") == "no")
+        let third = try listenToEnd(client)
+        #expect(third.value("state") == "matched")
+        #expect(third.value("session") != second.value("session"), "a restarted daemon reused session id \(third)")
+        #expect(try client.command("history").values("id").count == 2)
+        let share = try client.command("share \(secondEvent)").value("text") ?? ""
+        #expect(share.contains(mics.catalog.references[1].audio.title), "\(share)")
+    }
+
+    @Test func aCorruptCatalogStillServesAndAReloadBringsListeningBack() throws {
+        let state = DaemonProcess.stateDirectory("corrupt")
+        let catalogPath = state + "-catalog"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Microphones.catalogPath))
+        bytes[bytes.count / 2] ^= 0x40
+        try bytes.write(to: URL(fileURLWithPath: catalogPath))
+        let daemon = try DaemonProcess(stateDirectory: state, catalog: catalogPath)
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        let status = try client.command("status")
+        #expect(status.value("catalog") == "unavailable")
+        #expect(status.value("catalog_error")?.contains("catalog build") == true, "\(status)")
+        let refused = try client.command("listen")
+        #expect(refused.ackLine?.hasPrefix("ACK [56@0] {listen} no usable catalog") == true, "\(refused)")
+        #expect(try client.command("history") == .ok([]))
+        #expect(try client.command("guide").values("line").first?.contains("No catalog is loaded") == true)
+        #expect(try client.command("catalog").ackLine?.hasPrefix("ACK [56@0]") == true)
+
+        // The owner rebuilds the catalog and reloads: listening works without a restart.
+        try FileManager.default.removeItem(atPath: catalogPath)
+        try FileManager.default.copyItem(atPath: Microphones.catalogPath, toPath: catalogPath)
+        kill(daemon.child.pid, SIGHUP)
+        #expect(try client.command("idle catalog", timeoutMilliseconds: 10_000) == .ok([.init(key: "changed", value: "catalog")]))
+        #expect(try client.command("status").value("catalog") == "ok")
+        try mics.plug("st_acc_ref_b")
+        #expect(try listenToEnd(client).value("state") == "matched")
+        // A later corrupt file keeps the good catalog in service, with a warning.
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: catalogPath))
+        kill(daemon.child.pid, SIGHUP)
+        _ = try client.command("idle catalog", timeoutMilliseconds: 10_000)
+        let after = try client.command("status")
+        #expect(after.value("catalog") == "ok")
+        #expect(after.value("catalog_warning")?.contains("still serving the previous catalog") == true, "\(after)")
+    }
+
+    @Test func eightClientsRacingListenAndCancelLeaveOneResultPerSession() throws {
+        let state = DaemonProcess.stateDirectory("race")
+        let daemon = try DaemonProcess(stateDirectory: state)
+        defer { daemon.stop() }
+        try mics.plug("st_acc_ref_a")
+        let failures = Failures()
+        let sessions = Failures()
+        let port = daemon.port
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            do {
+                let client = try ProtocolConnection(port: port)
+                for round in 0..<12 {
+                    let reply = try client.command((worker + round) % 3 == 0 ? "cancel" : "listen")
+                    if let ack = reply.ackLine {
+                        if !ack.hasPrefix("ACK [54@0] {listen} already listening") { failures.add("worker \(worker): \(ack)") }
+                    } else if let session = reply.value("session") {
+                        sessions.add(session)
+                    }
+                }
+            } catch {
+                failures.add("worker \(worker): \(error)")
+            }
+        }
+        #expect(failures.items.isEmpty, "\(failures.items)")
+        let client = try daemon.connect()
+        _ = try client.command("cancel")
+        #expect(try client.command("status").value("state") == "idle")
+        let history = try client.command("history 0:100")
+        let recorded = history.values("session")
+        #expect(Set(recorded).count == recorded.count, "a session was recorded twice: \(recorded)")
+        // Every recorded session really matched, and every matched session was recorded (for the
+        // sessions the daemon still remembers: it keeps the last 32).
+        var matched: Set<String> = []
+        var known: Set<String> = []
+        for session in Set(sessions.items) {
+            let reply = try client.command("session \(session)")
+            guard reply.ackLine == nil else { continue }
+            known.insert(session)
+            #expect(reply.value("state") != "listening", "\(session) is stuck: \(reply)")
+            if reply.value("state") == "matched" { matched.insert(session) }
+        }
+        #expect(known.count >= min(32, Set(sessions.items).count))
+        #expect(Set(recorded).isSubset(of: Set(sessions.items)), "recorded \(recorded) started \(sessions.items)")
+        #expect(matched == Set(recorded).intersection(known), "matched \(matched.sorted()) recorded \(recorded.sorted())")
+        // And the appliance still works.
+        #expect(try listenToEnd(client).value("state") == "matched")
+    }
+
+    @Test func onATerminalEnterIsTheButtonAndTheConsoleShowsTheState() throws {
+        let master = posix_openpt(O_RDWR | O_NOCTTY)
+        try #require(master >= 0)
+        defer { close(master) }
+        #expect(grantpt(master) == 0 && unlockpt(master) == 0)
+        let terminal = String(cString: ptsname(master))
+        try mics.plug("st_acc_ref_b")
+        let daemon = try DaemonProcess(stateDirectory: DaemonProcess.stateDirectory("console"), stdin: terminal)
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        _ = write(master, "\n", 1)
+        #expect(try client.command("idle history", timeoutMilliseconds: 15_000) == .ok([.init(key: "changed", value: "history")]))
+        let history = try client.command("history")
+        #expect(history.value("reference") == mics.catalog.references[4].audio.id)
+        #expect(history.value("session") == "s-1")
+        #expect(daemon.output.contains("listening"), "\(daemon.output)")
+        #expect(daemon.output.contains("MATCH — \"\(mics.catalog.references[4].audio.title)\""), "\(daemon.output)")
+        #expect(daemon.output.contains("[Enter: listen]"))
+    }
+
+    @Test func aLANBindWithoutATokenIsRefusedAtStart() throws {
+        let state = DaemonProcess.stateDirectory("lan")
+        #expect(throws: (any Error).self) { try DaemonProcess(stateDirectory: state, extra: ["--bind", "0.0.0.0"]) }
+        let log = (try? String(contentsOfFile: state + ".log", encoding: .utf8)) ?? ""
+        #expect(log.contains("needs a token: set token_file"), "\(log)")
+    }
+
+    @Test func wrongTokensAreDelayedAndTheThirdClosesTheConnection() throws {
+        let state = DaemonProcess.stateDirectory("token")
+        let tokenFile = state + "-token"
+        try "correct-horse-battery\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let config = state + "-config"
+        try "token_file = \(tokenFile)\nmax_clients = 3\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(stateDirectory: state, config: config)
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        #expect(try client.command("token correct-horse-battery") == .ok([.init(key: "permission", value: "control")]))
+        for attempt in 1...2 {
+            let before = ProtocolConnection.now()
+            try client.send("token guess\(attempt)")
+            try client.send("ping")  // waits behind the delayed answer
+            let reply = try client.reply()
+            #expect(reply.ackLine?.hasPrefix("ACK [3@0] {token} wrong token (\(3 - attempt) tr") == true, "\(reply)")
+            #expect(ProtocolConnection.now() - before >= 900)
+            #expect(try client.reply() == .ok([]))
+        }
+        let third = try client.command("token guess3")
+        #expect(third.ackLine?.contains("closing the connection") == true)
+        #expect(client.isClosedByServer())
+        // Other connections are unaffected.
+        #expect(try daemon.connect().command("ping") == .ok([]))
+    }
+
+    @Test func protocolLimitsAndJunkInput() throws {
+        let state = DaemonProcess.stateDirectory("limits")
+        let config = state + "-config"
+        try "max_clients = 3\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(stateDirectory: state, config: config)
+        defer { daemon.stop() }
+
+        let client = try daemon.connect()
+        #expect(try client.command("frobnicate").ackLine == "ACK [5@0] {frobnicate} unknown command \"frobnicate\"; send `commands` for the list")
+        #expect(try client.command("show").ackLine?.hasPrefix("ACK [2@0] {show} show takes 1 argument") == true)
+        #expect(try client.command("show 0").ackLine?.hasPrefix("ACK [2@0] {show}") == true)
+        #expect(try client.command("history 5:500").ackLine?.hasPrefix("ACK [2@0] {history} range") == true)
+        #expect(try client.command("favorite NOT_AN_ID").ackLine?.hasPrefix("ACK [2@0] {favorite}") == true)
+        #expect(try client.command("session s-999").ackLine?.hasPrefix("ACK [50@0] {session}") == true)
+        #expect(try client.command("idle nonsense").ackLine?.hasPrefix("ACK [2@0] {idle} unknown subsystem") == true)
+        // idle: other commands are refused while it waits; noidle ends it with its own answer only.
+        try client.send("idle history")
+        #expect(try client.command("status").ackLine == "ACK [2@0] {status} only noidle is allowed while idle")
+        #expect(try client.command("noidle") == .ok([]))
+        try client.send("noidle")  // ignored: no idle waits
+        #expect(try client.command("ping") == .ok([]))
+
+        let long = try daemon.connect()
+        try long.send("status " + String(repeating: "x", count: 2000))
+        #expect(try long.reply().ackLine?.contains("line longer than 1024 bytes") == true)
+        #expect(long.isClosedByServer())
+
+        let junk = try daemon.connect()
+        try junk.sendRaw([0x00, 0xFF, 0xFE, 0x01, 0x0A])
+        #expect(try junk.reply().ackLine?.hasPrefix("ACK [5@0]") == true)
+        #expect(junk.isClosedByServer())
+
+        let http = try daemon.connect()
+        try http.send("GET / HTTP/1.1")
+        #expect(try http.reply().ackLine?.contains("not a Soundtrace command") == true)
+        #expect(http.isClosedByServer())
+
+        // The client cap: three are connected (client, plus two below), the fourth is refused.
+        let second = try daemon.connect()
+        let third = try daemon.connect()
+        let refused = try ProtocolConnection(port: daemon.port)
+        #expect(refused.greetingLine == "ACK [56@0] {} too many clients (3); try again later")
+        #expect(refused.isClosedByServer())
+        #expect(try second.command("ping") == .ok([]))
+        _ = third
+    }
+
+    @Test func readinessWatchdogAndStoppingReachTheNotifySocket() throws {
+        let state = DaemonProcess.stateDirectory("notify")
+        let socketPath = state + ".notify"
+        let listener = try NotifyListener(path: socketPath)
+        let daemon = try DaemonProcess(stateDirectory: state, environment: ["NOTIFY_SOCKET": socketPath, "WATCHDOG_USEC": "400000"])
+        let ready = try listener.receive(timeoutMilliseconds: 5000)
+        #expect(ready.hasPrefix("READY=1\nSTATUS="), "\(ready)")
+        #expect(try listener.receive(timeoutMilliseconds: 2000) == "WATCHDOG=1")
+        #expect(try listener.receive(timeoutMilliseconds: 2000) == "WATCHDOG=1")
+        #expect(daemon.stop() == 0)
+        var messages: [String] = []
+        while let message = try? listener.receive(timeoutMilliseconds: 500) { messages.append(message) }
+        #expect(messages.contains("STOPPING=1"), "\(messages)")
+    }
+
+    @Test func sigtermDuringASessionClosesTheDeviceAndExitsCleanly() throws {
+        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
+        let server = mics.daemonPulse
+        try server.start()
+        defer { server.stop() }
+        let state = DaemonProcess.stateDirectory("sigterm")
+        let daemon = try DaemonProcess(stateDirectory: state, device: mics.daemonPulsePCM)
+        let client = try daemon.connect()
+        #expect(try client.command("listen").value("state") == "listening")
+        try waitForCaptureStreams(server, present: true)
+        let signalled = ProtocolConnection.now()
+        #expect(daemon.stop() == 0)
+        #expect(ProtocolConnection.now() - signalled < 3000)
+        #expect(daemon.log.contains("session s-1 canceled"), "\(daemon.log)")
+        #expect(daemon.log.contains("stopped"))
+        try waitForCaptureStreams(server, present: false)
+    }
+
+    private func waitForCaptureStreams(_ server: TestPulseServer, present: Bool) throws {
+        let listing = mics.directory + "/daemon-source-outputs.txt"
+        for _ in 0..<200 {
+            try ChildProcess(path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
+                             arguments: ["list", "short", "source-outputs"], environment: server.environment,
+                             stdout: listing).waitForExit()
+            let text = (try? String(contentsOfFile: listing, encoding: .utf8)) ?? ""
+            if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty != present { return }
+            usleep(50_000)  // the server's stream list is the condition itself; at most 10 s
+        }
+        throw TestFailure("capture streams never became \(present ? "present" : "absent")")
+    }
+}
+
+/// Strings collected from several threads.
+final class Failures: @unchecked Sendable {
+    // @unchecked: `items` is guarded by `lock`.
+    private let lock = NSLock()
+    private var list: [String] = []
+    func add(_ item: String) { lock.lock(); list.append(item); lock.unlock() }
+    var items: [String] { lock.lock(); defer { lock.unlock() }; return list }
+}
+
+/// A datagram socket standing in for systemd's notification socket.
+final class NotifyListener {
+    private let descriptor: Int32
+    private let path: String
+
+    init(path: String) throws {
+        self.path = path
+        unlink(path)
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw TestFailure("cannot bind \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    deinit {
+        close(descriptor)
+        unlink(path)
+    }
+
+    func receive(timeoutMilliseconds: Int) throws -> String {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, Int32(timeoutMilliseconds)) > 0 else { throw TestFailure("no notification within \(timeoutMilliseconds) ms") }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        return String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+    }
+}

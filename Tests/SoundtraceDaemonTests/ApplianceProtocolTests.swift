@@ -1,0 +1,113 @@
+import Glibc
+import SoundtraceCore
+@testable import SoundtraceDaemon
+@testable import SoundtracePlatform
+import Testing
+
+/// The appliance's protocol rules without a network or a microphone: replies are recorded, the
+/// clock is a variable the test moves.
+@Suite struct ApplianceProtocolTests {
+    final class RecordingChannel: ClientChannel, @unchecked Sendable {
+        // @unchecked: used from the test's thread only.
+        var sent: [Int: [String]] = [:]
+        var closed: Set<Int> = []
+        func send(_ text: String, to client: LineServer.Client) { sent[client.id, default: []].append(text) }
+        func close(_ client: LineServer.Client) { closed.insert(client.id) }
+        func take(_ client: LineServer.Client) -> [String] { defer { sent[client.id] = [] }; return sent[client.id] ?? [] }
+    }
+
+    final class ManualClock: @unchecked Sendable {
+        // @unchecked: used from the test's thread only.
+        var now: Int64 = 1_000
+    }
+
+    let channel = RecordingChannel()
+    let clock = ManualClock()
+    let lan = LineServer.Client(id: 1, isLoopback: false, peer: "192.0.2.9:50000")
+    let local = LineServer.Client(id: 2, isLoopback: true, peer: "127.0.0.1:50001")
+
+    private func appliance(token: String? = "correct-horse-battery") -> Appliance {
+        let clock = self.clock
+        let environment = Appliance.Environment(
+            device: "test", settings: .standard, token: token, makeSource: { _ in preconditionFailure("no capture in these tests") },
+            monotonic: { clock.now }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+        let appliance = Appliance(environment: environment, channel: channel, indicator: nil,
+                                  catalog: CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "no file"),
+                                  store: nil, storeProblem: "not opened in this test")
+        appliance.clientConnected(lan)
+        appliance.clientConnected(local)
+        return appliance
+    }
+
+    private func say(_ appliance: Appliance, _ client: LineServer.Client, _ line: String) -> [String] {
+        appliance.clientLine(client, Array(line.utf8))
+        return channel.take(client)
+    }
+
+    @Test func lanClientsReadUntilTheyPresentTheToken() {
+        let appliance = appliance()
+        #expect(say(appliance, lan, "listen") == ["ACK [4@0] {listen} this connection may only read; present the token first (`token SECRET`)\n"])
+        let readable = say(appliance, lan, "commands").first ?? ""
+        #expect(readable.contains("command: status\n") && !readable.contains("command: listen\n") && !readable.contains("command: delete\n"))
+        #expect(say(appliance, lan, "token correct-horse-battery") == ["permission: control\nOK\n"])
+        // Now it may control: listen gets as far as the missing catalog.
+        #expect(say(appliance, lan, "listen").first?.hasPrefix("ACK [56@0] {listen} no usable catalog: no file") == true)
+        #expect(say(appliance, local, "listen").first?.hasPrefix("ACK [56@0] {listen}") == true)
+    }
+
+    @Test func aWrongTokenIsAnsweredLateAndLinesWaitTheirTurn() {
+        let appliance = appliance()
+        #expect(say(appliance, lan, "token nope").isEmpty)
+        #expect(say(appliance, lan, "ping").isEmpty)
+        #expect(appliance.nextTimerDue == 2_000)
+        clock.now = 1_999
+        appliance.fireTimers()
+        #expect(channel.take(lan).isEmpty)
+        clock.now = 2_000
+        appliance.fireTimers()
+        #expect(channel.take(lan) == ["ACK [3@0] {token} wrong token (2 tries left before the connection closes)\n", "OK\n"])
+        #expect(appliance.nextTimerDue == nil)
+        _ = say(appliance, lan, "token nope")
+        clock.now = 3_000
+        appliance.fireTimers()
+        _ = channel.take(lan)
+        _ = say(appliance, lan, "token nope")
+        clock.now = 4_000
+        appliance.fireTimers()
+        #expect(channel.take(lan) == ["ACK [3@0] {token} wrong token; closing the connection\n"])
+        #expect(channel.closed.contains(lan.id))
+    }
+
+    @Test func idleAnswersChangesOnceAndNoidleOnlyWhileWaiting() {
+        let appliance = appliance()
+        #expect(say(appliance, local, "idle state").isEmpty)
+        #expect(say(appliance, local, "noidle") == ["OK\n"])
+        #expect(say(appliance, local, "noidle").isEmpty)
+        // A change before idle is answered at once, and only for the subsystems asked about.
+        appliance.replaceCatalog(CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "still no file"))
+        #expect(say(appliance, local, "idle state history").isEmpty)
+        #expect(say(appliance, local, "noidle") == ["OK\n"])
+        #expect(say(appliance, local, "idle catalog") == ["changed: catalog\nOK\n"])
+        #expect(say(appliance, local, "idle catalog").isEmpty)
+        appliance.replaceCatalog(CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "again"))
+        #expect(channel.take(local) == ["changed: catalog\nOK\n"])
+    }
+
+    @Test func junkClosesTheConnectionAndEmptyLinesAreIgnored() {
+        let appliance = appliance()
+        #expect(say(appliance, local, "").isEmpty)
+        #expect(say(appliance, local, "GET / HTTP/1.1").first?.hasPrefix("ACK [5@0] {} 'GET' is not a Soundtrace command") == true)
+        #expect(channel.closed.contains(local.id))
+        #expect(say(appliance, local, "ping").isEmpty)
+    }
+
+    @Test func withoutHistoryTheHistoryCommandsSaySoAndStatusExplains() {
+        let appliance = appliance()
+        #expect(say(appliance, local, "history").first?.hasPrefix("ACK [52@0] {history} the history is unavailable: not opened in this test") == true)
+        let status = say(appliance, local, "status").first ?? ""
+        #expect(status.contains("catalog: unavailable\ncatalog_error: no file\n"))
+        #expect(status.contains("history_error: not opened in this test\n"))
+        #expect(status.hasPrefix("state: idle\n"))
+        #expect(say(appliance, local, "cancel") == ["state: idle\nOK\n"])
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Glibc
+import SoundtraceCore
+@testable import SoundtraceDaemon
+import SoundtraceFingerprint
+@testable import SoundtracePlatform
+import SoundtraceStore
+import SoundtraceTestSupport
+import Testing
+
+/// Sessions through the appliance: the button, the history, one result per session, with a
+/// scripted microphone (a recording handed out in buffers as fast as the capture thread reads).
+@Suite(.serialized) struct ApplianceSessionTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let catalog: Catalog = { try! CatalogFile.load(path: root + "/catalog/soundtrace.catalog") }()
+
+    /// A microphone playing `samples`, then silence; or failing to open with `fault`.
+    final class ScriptedMicrophone: AudioSource, @unchecked Sendable {
+        // @unchecked: the appliance opens it under its lock and then hands it to one capture
+        // thread; `opened`/`closed` are read by the test after the session ended.
+        let device = "scripted"
+        let samples: [Int16]
+        let fault: CaptureFault?
+        /// Wait per read, so a test can act while the session listens.
+        let pace: useconds_t
+        var position = 0
+        var opened = 0
+        var closed = 0
+        let wakeSignal = WakeSignal()
+
+        init(samples: [Int16], fault: CaptureFault? = nil, pace: useconds_t = 0) {
+            self.samples = samples
+            self.fault = fault
+            self.pace = pace
+        }
+
+        func open(preferredRate: Int) throws(CaptureFault) -> CaptureFormat {
+            if let fault { throw fault }
+            opened += 1
+            position = 0
+            return CaptureFormat(sampleRate: 8000, deviceChannels: 1, deviceFormat: "S16_LE, 1 ch, 8000 Hz")
+        }
+
+        func read(timeoutMilliseconds: Int) throws(CaptureFault) -> CaptureEvent {
+            if pace > 0 {
+                if wakeSignal.wait(milliseconds: Int(pace / 1000)) { wakeSignal.consume(); return .woken }
+            }
+            let count = 800
+            let chunk = position < samples.count ? Array(samples[position..<min(samples.count, position + count)]) : [Int16](repeating: 0, count: count)
+            defer { position += count }
+            return .audio(samples: chunk, frame: position)
+        }
+
+        func wake() { wakeSignal.signal() }
+        func close() { closed += 1 }
+    }
+
+    final class RecordingIndicator: StateIndicator, @unchecked Sendable {
+        // @unchecked: written under the appliance's lock, read after the session ended.
+        var states: [IndicatorState] = []
+        func show(_ state: IndicatorState, calm: Bool, detail: String) { states.append(state) }
+    }
+
+    final class NullChannel: ClientChannel, @unchecked Sendable {
+        func send(_ text: String, to client: LineServer.Client) {}
+        func close(_ client: LineServer.Client) {}
+    }
+
+    private func makeAppliance(_ microphone: ScriptedMicrophone, store: HistoryStore?, indicator: RecordingIndicator) -> Appliance {
+        let environment = Appliance.Environment(
+            device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
+            monotonic: { Int64(MonotonicClock.nanoseconds() / 1_000_000) }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+        return Appliance(environment: environment, channel: NullChannel(), indicator: indicator,
+                         catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
+    }
+
+    private func waitUntilIdle(_ appliance: Appliance) throws {
+        for _ in 0..<1000 {
+            if appliance.locked({ appliance.engine.listeningToken == nil && appliance.captureToken == nil }) { return }
+            usleep(10_000)  // the capture thread runs on its own; its state is the condition
+        }
+        throw TestFailure("the session did not end within 10 s")
+    }
+
+    private func temporaryStore() throws -> HistoryStore {
+        let directory = NSTemporaryDirectory() + "appliance-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return try HistoryStore.open(path: directory + "/history.db").store
+    }
+
+    @Test func theButtonListensAndAMatchIsRecordedOnce() throws {
+        let recording = try RecordingLoader.load(path: Self.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile).audio
+        let clip = TestAudio.micChain(TestAudio.excerpt(recording, from: 20 * 8000, count: 12 * 8000), seed: 5)
+        let microphone = ScriptedMicrophone(samples: clip.samples)
+        let store = try temporaryStore()
+        let indicator = RecordingIndicator()
+        let appliance = makeAppliance(microphone, store: store, indicator: indicator)
+        appliance.buttonPressed()
+        try waitUntilIdle(appliance)
+        let events = try store.events()
+        #expect(events.count == 1)
+        #expect(events.first?.referenceId == Self.catalog.references[2].audio.id)
+        #expect(events.first?.sessionId == "s-1")
+        #expect(abs(Int(events.first?.offsetMilliseconds ?? 0) - 20_000) <= 1000)
+        #expect(indicator.states == [.listening, .match])
+        #expect(microphone.opened == 1 && microphone.closed == 1)
+        // The next session numbers on after the recorded one, also in a fresh appliance.
+        let restarted = makeAppliance(microphone, store: store, indicator: indicator)
+        #expect(restarted.nextToken == 2)
+    }
+
+    @Test func theButtonCancelsWhileListeningAndTheDeviceIsClosed() throws {
+        let microphone = ScriptedMicrophone(samples: [], pace: 100_000)
+        let indicator = RecordingIndicator()
+        let appliance = makeAppliance(microphone, store: nil, indicator: indicator)
+        appliance.buttonPressed()
+        #expect(appliance.locked { appliance.engine.listeningToken } != nil)
+        appliance.buttonPressed()
+        try waitUntilIdle(appliance)
+        #expect(indicator.states == [.listening, .canceled])
+        #expect(microphone.closed == 1)
+        #expect(appliance.locked { appliance.lastFinished?.session.state } == .canceled)
+    }
+
+    @Test func aDeviceThatCannotOpenFailsTheSessionAndShowsWhy() throws {
+        let microphone = ScriptedMicrophone(samples: [], fault: .busy(device: "scripted"))
+        let indicator = RecordingIndicator()
+        let appliance = makeAppliance(microphone, store: nil, indicator: indicator)
+        appliance.buttonPressed()
+        #expect(indicator.states == [.failure])
+        let status = appliance.locked { appliance.statusPairsLocked() }
+        #expect(status.contains { $0 == ("device_health", "failed") })
+        #expect(status.contains { $0.0 == "last_outcome" && $0.1 == "failed" })
+        #expect(status.contains { $0.0 == "device_error" && $0.1.contains("in use by another program") })
+    }
+}
