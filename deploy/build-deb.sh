@@ -69,13 +69,14 @@ for binary in soundtraced soundtrace; do
   rebuild it with: swift build -c release -Xswiftc -static-stdlib --product $binary"
 done
 
-# One version, from the binaries themselves (`--version` prints "NAME VERSION").
+# One version, from the binaries themselves: `--version` prints "NAME VERSION [more]".
 version_of() {
-    local text
+    local text word
     text=$("$bin_dir/$1" --version 2>/dev/null) || die "'$1 --version' failed; cannot tell the package version"
-    text=$(printf '%s\n' "$text" | head -n 1 | awk '{ print $NF }')
-    [[ "$text" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || die "'$1 --version' printed no version number (got '$text')"
-    printf '%s\n' "$text"
+    for word in $(printf '%s\n' "$text" | head -n 1); do
+        if [[ "$word" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]]; then printf '%s\n' "$word"; return; fi
+    done
+    die "'$1 --version' printed no version number (got '$text')"
 }
 version=$(version_of soundtraced)
 cli_version=$(version_of soundtrace)
