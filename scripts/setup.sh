@@ -14,7 +14,8 @@ for purpose in "$@"; do
   case "$purpose" in
     catalog) packages+=(fluidsynth fluid-soundfont-gm sox) ;;
     bench) packages+=(sox libsox-fmt-all espeak-ng valgrind wesnoth-1.16-music hyperrogue-music) ;;
-    *) echo "setup.sh: unknown purpose '$purpose' (known: catalog, bench)" >&2; exit 2 ;;
+    vm) packages+=(qemu-system-x86 cpio kmod) ;;  # deploy/vm-check.sh
+    *) echo "setup.sh: unknown purpose '$purpose' (known: catalog, bench, vm)" >&2; exit 2 ;;
   esac
 done
 
