@@ -20,8 +20,11 @@ run: build
 
 # Tests run in release mode: the DSP is too slow unoptimized to index whole recordings quickly.
 # -enable-testing lets the tests reach internal DSP stages of an optimized build.
+# Then the virtual board (docs/VIRTUAL-BOARD.md): Debian's kernel in qemu with a real loopback
+# sound card and gpio-sim, downloaded into a cache at run time (~3 min the first time, ~1 min after).
 test: setup
 	swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing
+	vm/smoke.sh
 
 # Re-render the sample recordings (needs FluidSynth) and rebuild the catalog file.
 catalog-audio:

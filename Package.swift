@@ -31,10 +31,12 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
-        // Hardware and OS edges: ALSA capture (later libgpiod, TCP, sd_notify, config).
+        // The kernel's GPIO character-device interface (ioctl wrappers; no library to link).
+        .systemLibrary(name: "CGPIO", path: "Sources/CGPIO"),
+        // Hardware and OS edges: ALSA capture, GPIO lines, TCP, sd_notify.
         .target(
             name: "SoundtracePlatform",
-            dependencies: ["SoundtraceCore", "CALSA"]
+            dependencies: ["SoundtraceCore", "CALSA", "CGPIO"]
         ),
         .systemLibrary(
             name: "CSQLite",
@@ -72,7 +74,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "soundtraced",
-            dependencies: ["SoundtraceDaemon"]
+            dependencies: ["SoundtraceDaemon", "CLinux"]
         ),
         .executableTarget(
             name: "soundtrace",
@@ -102,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundtraceToolsTests",
-            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceTestSupport"]
+            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceTestSupport", "SoundtracePlatform"]
         ),
         .testTarget(
             name: "SoundtraceDaemonTests",

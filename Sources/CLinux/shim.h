@@ -9,3 +9,7 @@ extern int posix_openpt(int flags);
 extern int grantpt(int fd);
 extern int unlockpt(int fd);
 extern char *ptsname(int fd);
+
+// mallopt: the daemon asks for large blocks (a session's vote grid) to be mapped on their own so
+// that they go back to the system when the session ends.
+#include <malloc.h>

@@ -10,19 +10,24 @@ public struct ButtonGestures: Sendable {
     public let holdMilliseconds: Int64
     private var pressedAt: Int64?
     private var holdReported = false
-    private var ready = false
+    /// Presses that began at or after this time count; nil until the appliance is ready.
+    private var readyAt: Int64?
 
     public init(holdMilliseconds: Int64 = 1500) {
         self.holdMilliseconds = holdMilliseconds
     }
 
     /// The appliance finished starting; presses from now on count.
-    public mutating func becomeReady() { ready = true }
+    public mutating func becomeReady() { readyAt = .min }
+
+    /// The appliance finished starting at `time`; presses that began earlier are ignored even
+    /// when their edges are read later (the kernel queues edges while the daemon starts).
+    public mutating func becomeReady(at time: Int64) { readyAt = time }
 
     /// A debounced change. Returns the gesture it completes, if any.
     public mutating func change(_ change: ButtonChange) -> Gesture? {
         if change.pressed {
-            pressedAt = ready ? change.at : nil
+            pressedAt = readyAt.map { change.at >= $0 } == true ? change.at : nil
             holdReported = false
             return nil
         }

@@ -12,6 +12,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var gpio = true
     public var maxClients = 8
     public var idleTimeoutSeconds = 300
+    /// The GPIO line names of the button, the two LEDs and the buzzer.
+    public var lines = PanelLineNames()
+    /// Silences the buzzer.
+    public var muted = false
 
     public init() {}
 
@@ -21,6 +25,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("bind", "IPv4 address, ::1, :: or localhost"), ("port", "1–65535"), ("device", "ALSA capture device"),
         ("token_file", "file holding the LAN token (needed when bind is not loopback)"),
         ("window_seconds", "3–30"), ("gpio", "yes or no"), ("max_clients", "1–64"), ("idle_timeout_seconds", "10–86400"),
+        ("button_line", "GPIO line name of the button (default GPIO17)"),
+        ("listening_led_line", "GPIO line name of the listening LED (default GPIO23)"),
+        ("result_led_line", "GPIO line name of the result LED (default GPIO24)"),
+        ("buzzer_line", "GPIO line name of the buzzer (default GPIO25)"), ("muted", "yes or no"),
     ]
 
     public struct Invalid: Error, Equatable, CustomStringConvertible {
@@ -66,6 +74,20 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 guard value.hasPrefix("/") else { throw fail("'\(key)' must be an absolute path, got '\(value)'") }
                 return value
             }
+            func yesNo() throws(Invalid) -> Bool {
+                switch value.lowercased() {
+                case "yes", "true", "on": return true
+                case "no", "false", "off": return false
+                default: throw fail("'\(key)' must be yes or no, got '\(value)'")
+                }
+            }
+            func lineName() throws(Invalid) -> String {
+                // The kernel keeps line names in 32 bytes with the terminating NUL.
+                guard value.utf8.count <= 31, value.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+                    throw fail("'\(key)' must be a GPIO line name of at most 31 characters without spaces (e.g. GPIO17; `gpioinfo` lists them), got '\(value)'")
+                }
+                return value
+            }
             switch key {
             case "catalog": configuration.catalog = try path()
             case "state_dir": configuration.stateDirectory = try path()
@@ -76,12 +98,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "device": configuration.device = value
             case "token_file": configuration.tokenFile = try path()
             case "window_seconds": configuration.windowSeconds = try integer(SessionSettings.windowSecondsRange)
-            case "gpio":
-                switch value.lowercased() {
-                case "yes", "true", "on": configuration.gpio = true
-                case "no", "false", "off": configuration.gpio = false
-                default: throw fail("'gpio' must be yes or no, got '\(value)'")
-                }
+            case "gpio": configuration.gpio = try yesNo()
+            case "muted": configuration.muted = try yesNo()
+            case "button_line": configuration.lines.button = try lineName()
+            case "listening_led_line": configuration.lines.listeningLED = try lineName()
+            case "result_led_line": configuration.lines.resultLED = try lineName()
+            case "buzzer_line": configuration.lines.buzzer = try lineName()
             case "max_clients": configuration.maxClients = try integer(1...64)
             default: configuration.idleTimeoutSeconds = try integer(10...86400)
             }
@@ -94,6 +116,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public func validate(file: String) throws(Invalid) {
         if !Self.isLoopback(bind) && tokenFile == nil {
             throw Invalid(file: file, line: 0, problem: "bind = \(bind) reaches the network, which needs a token: set token_file (the token travels in clear text; see the README)")
+        }
+        let roles = lines.roles
+        for (index, role) in roles.enumerated() {
+            if let other = roles[..<index].first(where: { $0.name == role.name }) {
+                throw Invalid(file: file, line: 0, problem: "the \(other.role) and the \(role.role) are both on GPIO line \(role.name); give each its own line (button_line, listening_led_line, result_led_line, buzzer_line)")
+            }
         }
     }
 

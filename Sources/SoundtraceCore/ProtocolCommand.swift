@@ -27,7 +27,7 @@ public struct ProtocolCommand: Sendable, Equatable {
         .init(name: "noidle", permission: .read, minArguments: 0, maxArguments: 0, summary: "stop waiting"),
         .init(name: "session", permission: .read, minArguments: 1, maxArguments: 1, summary: "one recent session's state and outcome"),
         .init(name: "listen", permission: .control, minArguments: 0, maxArguments: 0, summary: "start a listening session"),
-        .init(name: "cancel", permission: .control, minArguments: 0, maxArguments: 0, summary: "cancel the listening session"),
+        .init(name: "cancel", permission: .control, minArguments: 0, maxArguments: 1, summary: "cancel the listening session (only SESSION, if named)"),
         .init(name: "history", permission: .read, minArguments: 0, maxArguments: 1, summary: "recognitions, newest first, by range START:END"),
         .init(name: "show", permission: .read, minArguments: 1, maxArguments: 1, summary: "one recognition with its metadata"),
         .init(name: "share", permission: .read, minArguments: 1, maxArguments: 1, summary: "one recognition as plain text to paste"),

@@ -14,12 +14,12 @@ extension Appliance {
         case "session": return sessionLocked(arguments[0])
         case "listen":
             switch startSessionLocked() {
-            case let .success(session): return .reply(sessionPairs(SessionRecord(session: session, eventId: nil)))
+            case let .success(session):
+                return .reply(sessionPairs(recent.last { $0.session.token == session.token } ?? SessionRecord(session: session, eventId: nil)))
             case let .failure(error): return .error(error)
             }
         case "cancel":
-            guard let ended = cancelSessionLocked() else { return .reply([("state", "idle")]) }
-            return .reply(sessionPairs(SessionRecord(session: ended, eventId: nil)))
+            return cancelLocked(arguments.first)
         case "history": return historyLocked(arguments.first)
         case "show": return showLocked(arguments[0])
         case "share": return shareLocked(arguments[0])
@@ -94,8 +94,23 @@ extension Appliance {
             }
             state.idling = wanted
             clients[client.id] = state
+            channel.setIdleExempt(client, true)
             return .waiting
         }
+    }
+
+    /// Cancels what listens, or with a session id only that session: a client's late cancel must
+    /// not end a newer session someone else started. A named session that already ended is
+    /// described as it ended.
+    private func cancelLocked(_ id: String?) -> CommandOutcome {
+        if let id, engine.listeningToken?.description != id {
+            guard let record = recent.last(where: { $0.session.id == id }) else {
+                return .error(ProtocolError(.notFound, command: "cancel", "no recent session \"\(id)\"; `status` names the current one"))
+            }
+            return .reply(sessionPairs(record))
+        }
+        guard let ended = cancelSessionLocked() else { return .reply([("state", "idle")]) }
+        return .reply(sessionPairs(recent.last { $0.session.token == ended.token } ?? SessionRecord(session: ended, eventId: nil)))
     }
 
     private func sessionLocked(_ id: String) -> CommandOutcome {
@@ -142,10 +157,12 @@ extension Appliance {
             pairs.append(("device_error", fault.description))
         }
         pairs.append(("window", String(environment.settings.windowMilliseconds / 1000)))
+        pairs.append(("panel", panelKind))
+        if let panelProblem { pairs.append(("panel_error", panelProblem)) }
         return pairs
     }
 
     func sessionPairs(_ record: SessionRecord) -> [(String, String)] {
-        SessionReply.pairs(record)
+        SessionReply.pairs(record, device: environment.device)
     }
 }

@@ -96,6 +96,7 @@ extension Appliance {
         if state.idling != nil {
             if request.command == "noidle" {
                 state.idling = nil
+                channel.setIdleExempt(client, false)
                 clients[client.id] = state
                 channel.send(ProtocolText.reply([]), to: client)
             } else {

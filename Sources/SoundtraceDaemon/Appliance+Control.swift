@@ -13,6 +13,27 @@ extension Appliance {
         }
     }
 
+    /// A held button: toggles calm mode, keeps it in the history store's settings (it survives
+    /// restarts), confirms it on the indicator and tells `idle` clients that the state changed.
+    func toggleCalmMode() {
+        locked {
+            calm.toggle()
+            let word = calm ? "on" : "off"
+            if let store {
+                do {
+                    try store.setCalmMode(calm)
+                } catch {
+                    DaemonLog.error("calm mode \(word) until soundtraced restarts: saving it failed: \(error)")
+                }
+            } else {
+                DaemonLog.warning("calm mode \(word) until soundtraced restarts: the history (where it is kept) is unavailable: \(storeProblem ?? "")")
+            }
+            DaemonLog.info("calm mode \(word) (button held)")
+            indicator?.calmModeChanged(calm)
+            changedLocked(.state)
+        }
+    }
+
     /// Swaps in a freshly loaded catalog. A session in flight finishes on the catalog it started
     /// with (its recognizer holds it). A bad file keeps the previous catalog when there is one.
     func replaceCatalog(_ slot: CatalogSlot) {

@@ -5,8 +5,8 @@ import SoundtraceRecognition
 import SoundtraceStore
 
 extension Appliance {
-    /// Starts a session (from `listen` or the button). Refused while one listens; with no catalog
-    /// or a device that cannot be opened it fails at once, recorded as a failed session.
+    /// Starts a session (from `listen` or the button). Refused while one listens or without a
+    /// catalog; a device that cannot be opened gives a session that failed at once.
     func startSessionLocked() -> Result<RecognitionSession, ProtocolError> {
         func refusedBusy(_ token: SessionToken) -> Result<RecognitionSession, ProtocolError> {
             .failure(ProtocolError(.busy, command: "listen", "already listening (session \(token)); cancel it first (`soundtrace cancel` or the button) or wait for its result"))
@@ -63,14 +63,16 @@ extension Appliance {
         return .success(session)
     }
 
+    /// A device that cannot be opened still makes a session, failed at once with the reason, so
+    /// the person and every client see what went wrong and the next start is not blocked.
     private func failedStartLocked(_ token: SessionToken, fault: CaptureFault) -> Result<RecognitionSession, ProtocolError> {
         do {
             let failed = try engine.startFailed(token: token, wallClock: environment.wallClock(), fault: fault)
             sessionEndedLocked(failed)
+            return .success(failed)
         } catch {
-            // Unreachable: the caller checked that nothing listens.
+            return .failure(ProtocolError(.busy, command: "listen", "\(error)"))
         }
-        return .failure(ProtocolError(.unavailable, command: "listen", fault.description))
     }
 
     /// Cancels whatever listens; nil when nothing did.

@@ -50,6 +50,10 @@ final class Appliance: @unchecked Sendable {
     var clients: [Int: ClientState] = [:]
     var deviceHealth = DeviceHealth.unknown
     var calm = false
+    /// What shows the state in the room (`gpio` or `console`) and, when GPIO was wanted but
+    /// could not be opened, why; for `status`.
+    var panelKind = "console"
+    var panelProblem: String?
     var shuttingDown = false
 
     /// Sessions `session ID` remembers.
@@ -110,6 +114,7 @@ final class Appliance: @unchecked Sendable {
                 let hit = state.pending.intersection(wanted)
                 state.pending.subtract(hit)
                 state.idling = nil
+                channel.setIdleExempt(state.client, false)
                 channel.send(ProtocolText.reply(hit.changedPairs), to: state.client)
             }
             clients[id] = state

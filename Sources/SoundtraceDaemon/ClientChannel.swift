@@ -5,6 +5,8 @@ import SoundtracePlatform
 protocol ClientChannel: AnyObject, Sendable {
     func send(_ text: String, to client: LineServer.Client)
     func close(_ client: LineServer.Client)
+    /// While a client waits in `idle` the idle timeout does not apply to it.
+    func setIdleExempt(_ client: LineServer.Client, _ exempt: Bool)
 }
 
 extension LineServer: ClientChannel {}

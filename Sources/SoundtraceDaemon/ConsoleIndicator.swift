@@ -29,6 +29,12 @@ final class ConsoleIndicator: StateIndicator {
         _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
     }
 
+    func calmModeChanged(_ calm: Bool) {
+        let line = "[\(clockTime())] calm mode \(calm ? "on: LEDs steady" : "off")\n"
+        let bytes = Array(line.utf8)
+        _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    }
+
     private func clockTime() -> String {
         var now = time_t(0)
         time(&now)

@@ -8,6 +8,7 @@ struct DaemonOptions: Equatable {
     var port: Int?
     var device: String?
     var noGPIO = false
+    var checkHardware = false
     var showVersion = false
     var showHelp = false
 
@@ -15,7 +16,7 @@ struct DaemonOptions: Equatable {
 
     static let usage = """
     usage: soundtraced [--config PATH] [--catalog PATH] [--state-dir DIR] [--bind ADDR] [--port N]
-                       [--device PCM] [--no-gpio] [--version] [--help]
+                       [--device PCM] [--no-gpio] [--check-hardware] [--version] [--help]
 
     The Soundtrace appliance daemon: listens on the button or the line protocol, recognizes
     recordings of its catalog, keeps the history. Flags override the configuration file
@@ -28,6 +29,8 @@ struct DaemonOptions: Equatable {
       --port N          TCP port (0 picks a free one, reported in the log)
       --device PCM      ALSA capture device
       --no-gpio         no GPIO: show state on the console, Enter on a terminal acts as the button
+      --check-hardware  check the kiosk step by step and exit: light each LED, sound the buzzer, wait
+                        20 s for a button press, record 3 s and report the level (status 1 if a step failed)
       --version         print the version
     Signals: HUP reloads the catalog, TERM and INT stop cleanly.
     """
@@ -63,6 +66,7 @@ struct DaemonOptions: Equatable {
                 options.port = port
             case "--device": try once(options.device, argument); options.device = try value(argument)
             case "--no-gpio": options.noGPIO = true
+            case "--check-hardware": options.checkHardware = true
             case "--version": options.showVersion = true
             case "-h", "--help": options.showHelp = true
             default:

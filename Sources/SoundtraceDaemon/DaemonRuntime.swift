@@ -19,6 +19,7 @@ public enum DaemonRuntime {
         }
         if options.showHelp { writeStdout(DaemonOptions.usage + "\n"); return 0 }
         if options.showVersion { writeStdout("soundtraced \(SoundtraceVersion.current) (protocol \(ProtocolText.version))\n"); return 0 }
+        if options.checkHardware { return checkHardware(options) }
 
         // Signals are taken through a signalfd; they must be blocked before any thread starts so
         // that every thread inherits the mask and none takes them the default way.
@@ -63,11 +64,9 @@ public enum DaemonRuntime {
             return 1
         }
 
-        if configuration.gpio {
-            DaemonLog.warning("GPIO support is not built into this soundtraced yet; showing state on the console instead (set gpio = no or pass --no-gpio to silence this)")
-        }
-        let consoleButton = isatty(0) == 1
         let wake = WakeSignal()
+        let (panel, panelProblem) = openPanel(configuration, wake: wake)
+        defer { panel.close() }
         let device = configuration.device
         let environment = Appliance.Environment(
             device: device, settings: settings, token: token,
@@ -75,8 +74,12 @@ public enum DaemonRuntime {
             monotonic: { Int64(MonotonicClock.nanoseconds() / 1_000_000) },
             wallClock: { wallClockMilliseconds() },
             timersChanged: { wake.signal() })
-        let appliance = Appliance(environment: environment, channel: server, indicator: ConsoleIndicator(buttonHint: consoleButton),
+        let appliance = Appliance(environment: environment, channel: server, indicator: panel.indicator,
                                   catalog: catalog, store: store, storeProblem: storeProblem)
+        appliance.locked {
+            appliance.panelKind = panel is LinesPanel ? "gpio" : "console"
+            appliance.panelProblem = panelProblem
+        }
         guard let serverThread = WorkerThread({
             server.run { event in
                 switch event {
@@ -94,9 +97,10 @@ public enum DaemonRuntime {
         DaemonLog.info("serving protocol \(ProtocolText.version) on \(configuration.bind) port \(server.port); device \(device); \(summary)")
         notifier.ready(status: summary)
         appliance.locked { appliance.showIndicatorLocked(.idle, detail: "ready") }
+        panel.becomeReady(at: now())
 
-        mainLoop(signalDescriptor: signalDescriptor, wake: wake, appliance: appliance, notifier: notifier,
-                 consoleButton: consoleButton, catalogPath: configuration.catalog)
+        mainLoop(signalDescriptor: signalDescriptor, wake: wake, appliance: appliance, panel: panel, notifier: notifier,
+                 catalogPath: configuration.catalog)
 
         notifier.stopping()
         DaemonLog.info("stopping")
@@ -111,19 +115,33 @@ public enum DaemonRuntime {
         return 0
     }
 
-    private static func mainLoop(signalDescriptor: Int32, wake: WakeSignal, appliance: Appliance, notifier: SystemdNotifier,
-                                 consoleButton: Bool, catalogPath: String) {
+    /// The GPIO panel when `gpio = yes` and its lines open; otherwise the console panel. A GPIO
+    /// failure is logged with its reason and the daemon serves on with the console panel.
+    private static func openPanel(_ configuration: DaemonConfiguration, wake: WakeSignal) -> (Panel, problem: String?) {
+        let consoleButton = isatty(0) == 1
+        guard configuration.gpio else { return (ConsolePanel(consoleButton: consoleButton), nil) }
+        do {
+            let lines = try GPIOPanelLines.open(configuration.lines)
+            let placements = lines.placements.map { "\($0.role) \($0.place)" }.joined(separator: ", ")
+            DaemonLog.info("GPIO panel: \(placements); button debounced by \(lines.debouncedEdges ? "the kernel" : "soundtraced")\(configuration.muted ? "; buzzer muted" : "")")
+            return (LinesPanel(lines: lines, muted: configuration.muted, wake: { wake.signal() }), nil)
+        } catch {
+            DaemonLog.error("GPIO panel unavailable, showing state on the console instead (protocol and history work as usual; `soundtraced --check-hardware` tests the wiring): \(error)")
+            return (ConsolePanel(consoleButton: consoleButton), error.description)
+        }
+    }
+
+    private static func mainLoop(signalDescriptor: Int32, wake: WakeSignal, appliance: Appliance, panel: Panel,
+                                 notifier: SystemdNotifier, catalogPath: String) {
         let watchdogInterval = notifier.watchdogIntervalMilliseconds.map(Int64.init)
         var nextWatchdog = watchdogInterval.map { now() + $0 }
-        var watchStdin = consoleButton
-        var input = [UInt8](repeating: 0, count: 256)
         if let watchdogInterval { notifier.watchdog(); nextWatchdog = now() + watchdogInterval }
         while true {
-            var due = [nextWatchdog, appliance.nextTimerDue].compactMap { $0 }.min()
+            var due = [nextWatchdog, appliance.nextTimerDue, panel.deadline].compactMap { $0 }.min()
             let timeout: Int32 = due.map { Int32(clamping: max(0, $0 - now())) } ?? -1
             var fds = [pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: watchStdin ? 0 : -1, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: panel.pollDescriptor, events: Int16(POLLIN), revents: 0)]
             if poll(&fds, nfds_t(fds.count), timeout) < 0, errno != EINTR {
                 DaemonLog.error("poll failed: \(String(cString: strerror(errno)))")
                 return
@@ -143,12 +161,12 @@ public enum DaemonRuntime {
                     }
                 }
             }
-            if fds[2].revents != 0 {
-                let count = read(0, &input, input.count)
-                if count <= 0 {
-                    watchStdin = false
-                } else {
-                    for _ in 0..<input.prefix(count).filter({ $0 == UInt8(ascii: "\n") }).count { appliance.buttonPressed() }
+            // The panel runs every turn: it takes the appliance's state changes (which woke the
+            // loop), reads the button when readable and plays what is due.
+            for gesture in panel.service(now: now(), readable: fds[2].revents != 0) {
+                switch gesture {
+                case .shortPress: appliance.buttonPressed()
+                case .hold: appliance.toggleCalmMode()
                 }
             }
             let current = now()
@@ -159,6 +177,27 @@ public enum DaemonRuntime {
             due = appliance.nextTimerDue
             if let due, current >= due { appliance.fireTimers() }
         }
+    }
+
+    /// `--check-hardware` on the real lines and capture device.
+    private static func checkHardware(_ options: DaemonOptions) -> Int32 {
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try DaemonStartup.configuration(options)
+        } catch {
+            DaemonLog.error("\(error)")
+            return 1
+        }
+        let environment = HardwareCheck.Environment(
+            openLines: { names throws(GPIOFault) in try GPIOPanelLines.open(names) },
+            makeSource: { ALSAAudioSource(device: $0) },
+            now: { now() },
+            wait: { descriptor, milliseconds in
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                _ = poll(&entry, 1, Int32(clamping: milliseconds))
+            },
+            print: { writeStdout($0) })
+        return HardwareCheck(configuration: configuration, environment: environment).run()
     }
 
     private static func now() -> Int64 { Int64(MonotonicClock.nanoseconds() / 1_000_000) }

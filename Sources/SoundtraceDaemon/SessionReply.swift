@@ -3,16 +3,17 @@ import SoundtraceCore
 /// A session as the protocol describes it (`listen`, `cancel`, `session ID`): keys in a fixed
 /// order, only those that apply.
 enum SessionReply {
-    static func pairs(_ record: SessionRecord) -> [(String, String)] {
+    static func pairs(_ record: SessionRecord, device: String) -> [(String, String)] {
         let session = record.session
         var pairs: [(String, String)] = [("session", session.id), ("state", session.state.name),
-                                         ("started_at", ProtocolValues.time(session.startedAt))]
+                                         ("started_at", ProtocolValues.time(session.startedAt)), ("device", device)]
         switch session.state {
         case let .matched(result):
             let reference = result.reference
             pairs += [("reference", reference.id), ("title", reference.title), ("creator", reference.creator),
                       ("license", reference.license), ("offset", ProtocolValues.seconds(result.offsetMilliseconds)),
-                      ("score", String(result.score)), ("heard", ProtocolValues.seconds(result.heardMilliseconds))]
+                      ("score", String(result.score)), ("runner_up", String(result.runnerUpScore)),
+                      ("heard", ProtocolValues.seconds(result.heardMilliseconds))]
             if let event = record.eventId { pairs.append(("event", String(event))) }
         case let .noMatch(reason):
             switch reason {

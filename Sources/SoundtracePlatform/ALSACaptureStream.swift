@@ -10,6 +10,8 @@ final class ALSACaptureStream {
     private let parameters: ALSACaptureParameters
     private var pcm: OpaquePointer?
     private var timeline: CaptureTimeline
+    /// Whether the device stamps its buffer state with CLOCK_MONOTONIC.
+    private let monotonicTimestamps: Bool
     /// Interleaved S16 frames straight from `snd_pcm_readi`: one buffer's worth, allocated once.
     private var readBuffer: [Int16]
     /// Index 0 is the wake signal; the PCM's own descriptors follow.
@@ -30,7 +32,7 @@ final class ALSACaptureStream {
         do throws(CaptureFault) {
             let granted = try ALSAHardwareNegotiation.configure(handle, device: device, preferredRate: preferredRate,
                                                                 parameters: parameters)
-            try ALSASoftwareParameters.apply(handle, granted: granted, device: device)
+            monotonicTimestamps = try ALSASoftwareParameters.apply(handle, granted: granted, device: device)
             let count = snd_pcm_poll_descriptors_count(handle)
             if count < 0 { throw ALSAFault.capturing(count, device: device) }
             self.granted = granted
@@ -127,9 +129,16 @@ final class ALSACaptureStream {
 
     private func deliver(_ pcm: OpaquePointer, frames: Int) -> CaptureEvent {
         let samples = readBuffer.withUnsafeBufferPointer { MonoMixdown.mono($0, channels: granted.channels, frames: frames) }
-        // What the device still holds unread; part of the gap if an overrun follows.
-        let waiting = snd_pcm_avail_update(pcm)
-        let frame = timeline.delivered(frames, atNanoseconds: MonotonicClock.nanoseconds(), stillBuffered: waiting > 0 ? Int(waiting) : 0)
+        // What the device still holds unread, and when: part of the gap if an overrun follows.
+        // ALSA's timestamp of its last buffer update is exact where our read time includes
+        // scheduling delay; without one, the read time and the current fill level stand in.
+        let frame: Int
+        if monotonicTimestamps, let stamp = ALSABufferStamp.read(pcm, now: MonotonicClock.nanoseconds()) {
+            frame = timeline.delivered(frames, atNanoseconds: stamp.nanoseconds, stillBuffered: stamp.available)
+        } else {
+            let waiting = snd_pcm_avail_update(pcm)
+            frame = timeline.delivered(frames, atNanoseconds: MonotonicClock.nanoseconds(), stillBuffered: waiting > 0 ? Int(waiting) : 0)
+        }
         return .audio(samples: samples, frame: frame)
     }
 

@@ -49,7 +49,7 @@ public final class LineServer: @unchecked Sendable {
     private let wake = WakeSignal()
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var requests: [Request] = []
-    private enum Request { case send(Int, [UInt8]), close(Int), stop }
+    private enum Request { case send(Int, [UInt8]), close(Int), idleExempt(Int, Bool), stop }
 
     private final class Connection {
         let client: Client
@@ -58,6 +58,8 @@ public final class LineServer: @unchecked Sendable {
         var output: [UInt8] = []
         var lastActivity: Int64
         var closeAfterFlush = false
+        /// A client waiting for the server (MPD's `idle`) is not idle itself.
+        var idleExempt = false
         init(client: Client, descriptor: Int32, now: Int64) {
             self.client = client
             self.descriptor = descriptor
@@ -111,6 +113,9 @@ public final class LineServer: @unchecked Sendable {
     public func send(_ text: String, to client: Client) { enqueue(.send(client.id, Array(text.utf8))) }
     /// Closes `client` once what is queued for it has been written.
     public func close(_ client: Client) { enqueue(.close(client.id)) }
+    /// Exempts `client` from the idle timeout while it waits for the server to answer (an `idle`
+    /// command), or ends the exemption; its idle time counts from the end of the exemption.
+    public func setIdleExempt(_ client: Client, _ exempt: Bool) { enqueue(.idleExempt(client.id, exempt)) }
     /// Makes `run` return after closing every client.
     public func stop() { enqueue(.stop) }
 
@@ -146,6 +151,9 @@ public final class LineServer: @unchecked Sendable {
                     if c.output.count > limits.maxPendingBytes { drop(c, "too much unread output") }
                 case let .close(id):
                     connections[id]?.closeAfterFlush = true
+                case let .idleExempt(id, exempt):
+                    connections[id]?.idleExempt = exempt
+                    connections[id]?.lastActivity = Self.milliseconds()
                 case .stop:
                     for c in connections.values { drop(c, "server stopping") }
                     return
@@ -155,7 +163,7 @@ public final class LineServer: @unchecked Sendable {
 
             let now = Self.milliseconds()
             var timeout: Int32 = -1
-            if let oldest = connections.values.map(\.lastActivity).min() {
+            if let oldest = connections.values.filter({ !$0.idleExempt }).map(\.lastActivity).min() {
                 let due = oldest + Int64(limits.idleTimeoutMilliseconds) - now
                 timeout = Int32(max(0, min(Int64(Int32.max), due)))
             }
@@ -197,7 +205,7 @@ public final class LineServer: @unchecked Sendable {
                         }
                     }
                 }
-                if connections[c.client.id] != nil, afterPoll - c.lastActivity >= Int64(limits.idleTimeoutMilliseconds) {
+                if connections[c.client.id] != nil, !c.idleExempt, afterPoll - c.lastActivity >= Int64(limits.idleTimeoutMilliseconds) {
                     drop(c, "idle timeout")
                 }
             }

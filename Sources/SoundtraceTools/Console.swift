@@ -23,6 +23,8 @@ public final class Console: @unchecked Sendable {
 
     public func print(_ line: String) { writeOut(line + "\n") }
     public func error(_ line: String) { writeErr(line + "\n") }
+    /// A question on standard error, left open for the answer on the same line.
+    public func prompt(_ question: String) { writeErr(question) }
     /// A progress line that is redrawn in place on a terminal and omitted elsewhere.
     public func progress(_ line: String) {
         if isInteractive { writeErr("\r\u{1B}[2K" + line) }
@@ -32,7 +34,7 @@ public final class Console: @unchecked Sendable {
     }
 }
 
-/// Exit statuses of `soundtrace`, documented in the README.
+/// Exit statuses of `soundtrace`, documented in docs/CLI.md and man/soundtrace.1.
 public enum ExitCode: Int32, Sendable {
     case success = 0
     /// A check failed: `catalog verify` found a reference that does not match itself.
@@ -43,6 +45,11 @@ public enum ExitCode: Int32, Sendable {
     case inputError = 3
     /// A live session failed: the capture device is missing, denied, busy, unplugged or unusable.
     case deviceFailed = 4
-    /// A live session was canceled (Ctrl-C), by the shell's convention for SIGINT.
+    /// soundtraced could not be reached, or the peer does not speak protocol 1 (or broke it).
+    case unreachable = 5
+    /// soundtraced answered with an error (ACK): busy, unavailable, not found, permission, wrong token.
+    case refused = 6
+    /// A live session was canceled (Ctrl-C), by the shell's convention for SIGINT; also a declined
+    /// `delete` confirmation.
     case canceled = 130
 }

@@ -7,20 +7,56 @@ public enum SoundtraceCLI {
     static let usage = """
     usage: soundtrace COMMAND [OPTIONS]
 
-    Offline tools of the Soundtrace recognizer.
+    The Soundtrace companion tool: asks the soundtraced daemon on the box, or works offline on
+    catalog and recording files.
 
-    commands:
-      match FILE...       tell which catalog recording each WAV file is, and where in it
-      catalog build       build the catalog file from catalog/manifest.json and its recordings
-      catalog verify      check the catalog file and that every recording matches itself
-      catalog list        list the recordings in the catalog
-      catalog show ID     show one recording's metadata
+    daemon commands (talk to soundtraced over TCP: --host, --port, --token-file, --json):
+      status                what the daemon is doing: state, last outcome, catalog, microphone
+      listen                listen on the box's microphone and print the outcome (Ctrl-C cancels)
+      cancel                cancel the session the box is listening in
+      watch                 print each state change until Ctrl-C
+      session SESSION       one recent session's state and outcome (e.g. s-4)
+      history [START:END]   recognitions saved on the box, newest first
+      show ID               one recognition with its metadata
+      share ID              one recognition as plain text to paste
+      delete ID [--yes]     delete a recognition (asks first)
+      favorite REFERENCE    mark a reference as a favorite
+      unfavorite REFERENCE  unmark it
+      favorites             the favorite references
+      catalog [START:END]   the references of the catalog the daemon has loaded
+      reference REFERENCE   one reference of the daemon's catalog
+      guide                 what the catalog covers and how to add recordings
+      ping                  check that soundtraced answers
+      commands              the protocol commands this connection may use
+
+    offline tools (read files here; no daemon needed):
+      match FILE...         tell which catalog recording each WAV file is, and where in it
+      match --device PCM    listen once on a local ALSA capture device, without the daemon
+      catalog build         build the catalog file from catalog/manifest.json and its recordings
+      catalog verify        check the catalog file and that every recording matches itself
+      catalog list          list the recordings in the catalog file
+      catalog show ID       show one recording's metadata from the catalog file
 
     Run `soundtrace COMMAND --help` for a command's options. `soundtrace --version` prints the version.
+    See also docs/CLI.md and man soundtrace.
     """
 
+    /// `catalog --help`: the one word that is both a daemon command and the offline tools.
+    static var catalogUsage: String { CatalogDaemonCommands.catalog.usage }
+
+    /// The subcommands that talk to soundtraced.
+    static let daemonCommands: [DaemonCommand] = [
+        StatusCommands.status, ListenCommands.listen, ListenCommands.cancel, WatchCommand.command, ListenCommands.session,
+        HistoryCommands.history, HistoryCommands.show, HistoryCommands.share, HistoryCommands.delete,
+        FavoriteCommands.favorite, FavoriteCommands.unfavorite, FavoriteCommands.favorites,
+        CatalogDaemonCommands.catalog, CatalogDaemonCommands.reference, CatalogDaemonCommands.guide,
+        StatusCommands.ping, StatusCommands.commands,
+    ]
+
     /// Runs the command line `args` (without the program name) and returns the exit status.
-    public static func run(_ args: [String], console: Console) -> ExitCode {
+    /// Daemon commands read `environment` (variables, terminals, Ctrl-C); tests pass their own.
+    public static func run(_ args: [String], console: Console, environment: ClientEnvironment = .process()) -> ExitCode {
+        let args = movingLeadingDaemonOptions(args)
         guard let command = args.first else {
             console.error(usage)
             return .usage
@@ -36,14 +72,40 @@ public enum SoundtraceCLI {
         case "match":
             return MatchCommand(console: console).run(rest)
         case "catalog":
-            return catalog(rest, console: console)
+            return catalog(rest, console: console, environment: environment)
         default:
+            if let daemonCommand = daemonCommands.first(where: { $0.name == command }) {
+                return daemonCommand.run(rest, console: console, environment: environment)
+            }
             console.error("soundtrace: unknown command '\(command)'\n\n\(usage)")
             return .usage
         }
     }
 
-    private static func catalog(_ args: [String], console: Console) -> ExitCode {
+    /// `soundtrace --host box status` reads as `soundtrace status --host box`, as with mpc: the
+    /// shared daemon options may come before the command word.
+    static func movingLeadingDaemonOptions(_ args: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < args.count {
+            let arg = args[index]
+            let name = arg.split(separator: "=", maxSplits: 1).first.map(String.init) ?? arg
+            if DaemonOptions.valueOptions.contains(name) {
+                let takesNext = !arg.contains("=") && index + 1 < args.count
+                leading += takesNext ? [arg, args[index + 1]] : [arg]
+                index += takesNext ? 2 : 1
+            } else if arg == "--json" {
+                leading.append(arg)
+                index += 1
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, index < args.count else { return args }
+        return [args[index]] + leading + args[(index + 1)...]
+    }
+
+    private static func catalog(_ args: [String], console: Console, environment: ClientEnvironment) -> ExitCode {
         let sub = args.first
         let rest = Array(args.dropFirst())
         switch sub {
@@ -52,11 +114,15 @@ public enum SoundtraceCLI {
         case "list": return CatalogBrowseCommands(console: console).list(rest)
         case "show": return CatalogBrowseCommands(console: console).show(rest)
         case "-h", "--help":
-            console.print(usage)
+            console.print(catalogUsage)
             return .success
         default:
-            let what = sub.map { "unknown catalog command '\($0)'" } ?? "name a catalog command"
-            console.error("soundtrace catalog: \(what) (build, verify, list or show)\n\n\(usage)")
+            // No subcommand, an option or a range: the daemon's catalog.
+            if sub == nil || sub?.hasPrefix("-") == true || sub?.first?.isNumber == true {
+                return CatalogDaemonCommands.catalog.run(args, console: console, environment: environment)
+            }
+            let what = sub.map { "unknown catalog command '\($0)'" } ?? ""
+            console.error("soundtrace catalog: \(what) (build, verify, list or show to work on files, or a range START:END to ask the daemon)\n\n\(catalogUsage)")
             return .usage
         }
     }

@@ -187,6 +187,69 @@ import Testing
         #expect(daemon.output.contains("[Enter: listen]"))
     }
 
+    @Test func aDeviceThatCannotOpenGivesAFailedSessionAndCancelByIdSparesOthers() throws {
+        let state = DaemonProcess.stateDirectory("faults")
+        let missing = try DaemonProcess(stateDirectory: state, device: "st_no_such_device")
+        let client = try missing.connect()
+        let failed = try client.command("listen")
+        #expect(failed.value("state") == "failed", "\(failed)")
+        #expect(failed.value("reason") == "deviceNotFound")
+        #expect(failed.value("device") == "st_no_such_device")
+        #expect(failed.value("message")?.contains("set the device with --device") == true)
+        let status = try client.command("status")
+        #expect(status.value("device_health") == "failed")
+        #expect(status.value("state") == "idle")
+        #expect(missing.stop() == 0)
+
+        // A named cancel touches only its own session.
+        let daemon = try DaemonProcess(stateDirectory: state)
+        defer { daemon.stop() }
+        let other = try daemon.connect()
+        try mics.plug("st_acc_ref_a")
+        let first = try listenToEnd(other)
+        let firstId = try #require(first.value("session"))
+        #expect(try other.command("cancel \(firstId)").value("state") == "matched")
+        #expect(try other.command("cancel s-999").ackLine?.hasPrefix("ACK [50@0] {cancel}") == true)
+        #expect(try other.command("cancel") == .ok([.init(key: "state", value: "idle")]))
+    }
+
+    /// Runs the companion CLI against the daemon; returns its status and standard output.
+    private func companion(_ arguments: [String], port: Int) throws -> (Int32, String) {
+        let out = mics.directory + "/companion-\(UUID().uuidString).out"
+        let child = try ChildProcess(path: Microphones.binary, arguments: arguments + ["--port", String(port)],
+                                     environment: mics.environment, stdout: out, stderr: out + ".err")
+        let status = child.waitForExit()
+        return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
+    }
+
+    @Test func theCompanionCLIDrivesTheRealDaemon() throws {
+        let daemon = try DaemonProcess(stateDirectory: DaemonProcess.stateDirectory("companion"))
+        defer { daemon.stop() }
+        try mics.plug("st_acc_ref_b")
+        let reference = mics.catalog.references[4].audio
+        let (status, listen) = try companion(["listen", "--json"], port: daemon.port)
+        #expect(status == 0, "\(listen)")
+        let object = try JSONSerialization.jsonObject(with: Data(listen.utf8)) as? [String: Any]
+        #expect(object?["outcome"] as? String == "match", "\(listen)")
+        #expect(object?["referenceId"] as? String == reference.id)
+        let event = try #require(object?["eventId"] as? Int, "\(listen)")
+        let (_, history) = try companion(["history"], port: daemon.port)
+        #expect(history.contains(reference.title), "\(history)")
+        let (_, share) = try companion(["share", String(event)], port: daemon.port)
+        #expect(share.contains("Heard \"\(reference.title)\""), "\(share)")
+        #expect(try companion(["favorite", reference.id], port: daemon.port).0 == 0)
+        #expect(try companion(["favorites"], port: daemon.port).1.contains(reference.id))
+        // Off a terminal, delete needs --yes.
+        #expect(try companion(["delete", String(event)], port: daemon.port).0 == 2)
+        #expect(try companion(["delete", String(event), "--yes"], port: daemon.port).0 == 0)
+        let (_, empty) = try companion(["history"], port: daemon.port)
+        #expect(empty.contains("No recognitions yet"), "\(empty)")
+        // A daemon answer of "no" is exit 6 with the daemon's words.
+        #expect(try companion(["show", "999"], port: daemon.port).0 == 6)
+        // Nothing listening there: exit 5 with the hint.
+        #expect(try companion(["status"], port: 1).0 == 5)
+    }
+
     @Test func aLANBindWithoutATokenIsRefusedAtStart() throws {
         let state = DaemonProcess.stateDirectory("lan")
         #expect(throws: (any Error).self) { try DaemonProcess(stateDirectory: state, extra: ["--bind", "0.0.0.0"]) }

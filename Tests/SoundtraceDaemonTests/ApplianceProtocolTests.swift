@@ -13,6 +13,8 @@ import Testing
         var closed: Set<Int> = []
         func send(_ text: String, to client: LineServer.Client) { sent[client.id, default: []].append(text) }
         func close(_ client: LineServer.Client) { closed.insert(client.id) }
+        var exempt: Set<Int> = []
+        func setIdleExempt(_ client: LineServer.Client, _ on: Bool) { if on { exempt.insert(client.id) } else { exempt.remove(client.id) } }
         func take(_ client: LineServer.Client) -> [String] { defer { sent[client.id] = [] }; return sent[client.id] ?? [] }
     }
 
@@ -81,7 +83,9 @@ import Testing
     @Test func idleAnswersChangesOnceAndNoidleOnlyWhileWaiting() {
         let appliance = appliance()
         #expect(say(appliance, local, "idle state").isEmpty)
+        #expect(channel.exempt == [local.id])
         #expect(say(appliance, local, "noidle") == ["OK\n"])
+        #expect(channel.exempt.isEmpty)
         #expect(say(appliance, local, "noidle").isEmpty)
         // A change before idle is answered at once, and only for the subsystems asked about.
         appliance.replaceCatalog(CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "still no file"))
@@ -89,8 +93,10 @@ import Testing
         #expect(say(appliance, local, "noidle") == ["OK\n"])
         #expect(say(appliance, local, "idle catalog") == ["changed: catalog\nOK\n"])
         #expect(say(appliance, local, "idle catalog").isEmpty)
+        #expect(channel.exempt == [local.id])
         appliance.replaceCatalog(CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "again"))
         #expect(channel.take(local) == ["changed: catalog\nOK\n"])
+        #expect(channel.exempt.isEmpty)
     }
 
     @Test func junkClosesTheConnectionAndEmptyLinesAreIgnored() {

@@ -64,6 +64,7 @@ import Testing
     final class NullChannel: ClientChannel, @unchecked Sendable {
         func send(_ text: String, to client: LineServer.Client) {}
         func close(_ client: LineServer.Client) {}
+        func setIdleExempt(_ client: LineServer.Client, _ exempt: Bool) {}
     }
 
     private func makeAppliance(_ microphone: ScriptedMicrophone, store: HistoryStore?, indicator: RecordingIndicator) -> Appliance {

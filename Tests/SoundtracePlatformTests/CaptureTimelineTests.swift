@@ -48,3 +48,17 @@ import Testing
         #expect(timeline.restarted(atNanoseconds: 36_000 * second) == 36_000 * 48_000)
     }
 }
+
+@Suite struct ALSABufferStampTests {
+    @Test func onlyRecentMonotonicStampsAreTrusted() {
+        let now: UInt64 = 5_000_000_000_000
+        #expect(ALSABufferStamp.plausible(available: 80, seconds: 4_999, nanoseconds: 900_000_000, now: now)
+                == ALSABufferStamp(available: 80, nanoseconds: 4_999_900_000_000))
+        // Zero (a plugin without timestamps), the future, the wall clock (far ahead) and stale times are not.
+        #expect(ALSABufferStamp.plausible(available: 80, seconds: 0, nanoseconds: 0, now: now) == nil)
+        #expect(ALSABufferStamp.plausible(available: 80, seconds: 5_000, nanoseconds: 1, now: now) == nil)
+        #expect(ALSABufferStamp.plausible(available: 80, seconds: 1_795_966_802, nanoseconds: 0, now: now) == nil)
+        #expect(ALSABufferStamp.plausible(available: 80, seconds: 4_990, nanoseconds: 0, now: now) == nil)
+        #expect(ALSABufferStamp.plausible(available: -1, seconds: 4_999, nanoseconds: 0, now: now) == nil)
+    }
+}

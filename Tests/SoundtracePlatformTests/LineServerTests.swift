@@ -150,6 +150,29 @@ final class TestClient {
         #expect(recorder.waitFor("disconnected idle timeout"))
     }
 
+    @Test func aClientWaitingForTheServerIsNotIdle() throws {
+        var limits = LineServer.Limits()
+        limits.idleTimeoutMilliseconds = 300
+        let (server, recorder, _) = try start(limits)
+        defer { server.stop() }
+        let client = try TestClient(port: server.port)
+        _ = client.readLine()
+        recorder.lock.lock()
+        let connected = recorder.clients.first
+        recorder.lock.unlock()
+        let target = try #require(connected)
+        server.setIdleExempt(target, true)
+        usleep(800_000)  // well past the idle limit: an exempt client stays
+        server.send("still here\n", to: target)
+        #expect(client.readLine() == "still here")
+        // Once the wait is over, the idle time counts again from then.
+        server.setIdleExempt(target, false)
+        let released = ContinuousClock.now
+        #expect(client.readToEnd() == "")
+        #expect(ContinuousClock.now - released >= .milliseconds(250))
+        #expect(recorder.waitFor("disconnected idle timeout"))
+    }
+
     @Test func aClientThatDoesNotReadIsDroppedNotBuffered() throws {
         var limits = LineServer.Limits()
         limits.maxPendingBytes = 64 * 1024

@@ -37,7 +37,6 @@ struct CLIRun {
         let cases: [([String], String)] = [
             ([], "usage: soundtrace COMMAND"),
             (["frobnicate"], "soundtrace: unknown command 'frobnicate'"),
-            (["catalog"], "soundtrace catalog: name a catalog command"),
             (["catalog", "burn"], "soundtrace catalog: unknown catalog command 'burn'"),
             (["match"], "soundtrace match: name at least one WAV file to match"),
             (["match", "--catalog"], "soundtrace match: --catalog needs a value"),

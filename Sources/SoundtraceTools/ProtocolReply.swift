@@ -1,0 +1,76 @@
+/// A successful reply: the `key: value` lines that came before `OK`, in order. Lists are records
+/// that each start with the same key.
+struct ProtocolReply: Equatable {
+    struct Pair: Equatable {
+        let key: String
+        let value: String
+    }
+
+    let pairs: [Pair]
+
+    /// The first value of `key`, if the reply has one.
+    func value(_ key: String) -> String? { pairs.first { $0.key == key }?.value }
+
+    /// Every value of `key`, in order (e.g. `command:` or `line:` lists).
+    func values(_ key: String) -> [String] { pairs.filter { $0.key == key }.map(\.value) }
+
+    /// The reply cut into records, each starting at a `first` key. Pairs before the first record
+    /// are dropped: a later protocol version may put a header there, and clients ignore what they
+    /// do not know.
+    func records(startingWith first: String) -> [ProtocolReply] {
+        var records: [[Pair]] = []
+        for pair in pairs {
+            if pair.key == first {
+                records.append([pair])
+            } else if !records.isEmpty {
+                records[records.count - 1].append(pair)
+            }
+        }
+        return records.map(ProtocolReply.init)
+    }
+}
+
+/// An error reply, `ACK [code@0] {command} message`.
+struct ProtocolAck: Equatable {
+    let code: Int
+    let command: String
+    let message: String
+
+    /// Parses an ACK line, or returns nil when `line` is not one.
+    init?(line: String) {
+        guard line.hasPrefix("ACK [") else { return nil }
+        let rest = line.dropFirst(5)
+        guard let at = rest.firstIndex(of: "@"), let code = Int(rest[..<at]),
+              let close = rest[at...].firstIndex(of: "]") else { return nil }
+        var after = rest[rest.index(after: close)...]
+        guard after.hasPrefix(" {"), let brace = after.firstIndex(of: "}") else { return nil }
+        command = String(after[after.index(after.startIndex, offsetBy: 2)..<brace])
+        after = after[after.index(after: brace)...]
+        self.code = code
+        message = after.hasPrefix(" ") ? String(after.dropFirst()) : String(after)
+    }
+}
+
+/// What one line of a reply is.
+enum ProtocolReplyLine: Equatable {
+    case pair(ProtocolReply.Pair)
+    case ok
+    case ack(ProtocolAck)
+
+    /// Classifies `line` strictly: `OK`, an ACK, or `key: value` with a key of lower-case letters,
+    /// digits and underscores. Anything else (nil) means the peer broke the protocol.
+    static func parse(_ line: String) -> ProtocolReplyLine? {
+        if line == "OK" { return .ok }
+        if let ack = ProtocolAck(line: line) { return .ack(ack) }
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let key = line[..<colon]
+        guard !key.isEmpty, key.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else {
+            return nil
+        }
+        let rest = line[line.index(after: colon)...]
+        // "key: value"; a bare "key:" is read as an empty value rather than refused, since the
+        // daemon only ever leaves keys out and an empty title is still a title.
+        guard rest.isEmpty || rest.hasPrefix(" ") else { return nil }
+        return .pair(.init(key: String(key), value: String(rest.dropFirst())))
+    }
+}
