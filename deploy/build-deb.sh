@@ -9,7 +9,7 @@
 #   deploy/build-deb.sh [--bin-dir DIR] [--out DIR]
 #
 # Build it on the kind of system it is for (e.g. on the Raspberry Pi OS release of the appliance):
-# the package depends on that release's library versions (libgpiod 1.6 on bookworm, 2.x later).
+# the package depends on that release's library versions (glibc, ALSA, SQLite).
 set -euo pipefail
 
 program=build-deb.sh
