@@ -73,7 +73,7 @@ done
 version_of() {
     local text word
     text=$("$bin_dir/$1" --version 2>/dev/null) || die "'$1 --version' failed; cannot tell the package version"
-    for word in $(printf '%s\n' "$text" | head -n 1); do
+    for word in ${text%%$'\n'*}; do
         if [[ "$word" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]]; then printf '%s\n' "$word"; return; fi
     done
     die "'$1 --version' printed no version number (got '$text')"
@@ -113,11 +113,12 @@ depends="$lib_depends, systemd | systemd-standalone-sysusers, init-system-helper
 # Every shared library the binaries load must come from a package named in Depends.
 for binary in soundtraced soundtrace; do
     for soname in $(objdump -p "$tree/usr/bin/$binary" | awk '$1 == "NEEDED" { print $2 }'); do
-        path=$(ldconfig -p | awk -v s="$soname" '$1 == s && $NF ~ /^\// { print $NF; exit }')
+        # awk reads to the end: an early exit would kill ldconfig with SIGPIPE, failing the pipeline.
+        path=$(ldconfig -p | awk -v s="$soname" '$1 == s && $NF ~ /^\// && found == "" { found = $NF } END { print found }')
         [ -n "$path" ] || die "$binary needs $soname, which this system does not have"
         owner=
         for candidate in "$path" "$(readlink -f "$path")" "${path#/usr}" "/usr${path}"; do
-            owner=$(dpkg -S "$candidate" 2>/dev/null | head -n 1 | cut -d: -f1) && [ -n "$owner" ] && break
+            owner=$(dpkg -S "$candidate" 2>/dev/null | awk -F: 'NR == 1 { print $1 }') && [ -n "$owner" ] && break
         done
         [ -n "$owner" ] || die "$binary needs $soname ($path), which no installed package owns"
         [[ ", $depends," == *", $owner "* || ", $depends," == *", $owner,"* ]] \

@@ -40,7 +40,7 @@ case "$bin_dir" in /*) ;; *) bin_dir="$PWD/$bin_dir" ;; esac
 work="$root/.build/vm-check"
 mkdir -p "$work/debs"
 # The kernel that linux-image-amd64 currently points at, and a static busybox for the initramfs.
-kernel_package=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+kernel_package=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ && k == "" { k = $2 } END { print k }')
 [ -n "$kernel_package" ] || die "cannot tell which kernel linux-image-amd64 depends on (run apt-get update)"
 release=${kernel_package#linux-image-}
 if [ ! -d "$work/kernel/lib/modules/$release" ]; then
