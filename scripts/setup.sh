@@ -6,12 +6,16 @@ set -euo pipefail
 # Build and test needs. The Swift toolchain itself is expected at /opt/swift or on PATH.
 # Tests simulate a microphone with ALSA's file plugin and a PulseAudio null sink.
 packages=(ca-certificates pkg-config libc6-dev libsqlite3-dev libasound2-dev libasound2-plugins pulseaudio pulseaudio-utils)
+# Deployment tests: systemd-analyze and systemd-sysusers (systemd), dpkg-shlibdeps (dpkg-dev),
+# objdump and strip (binutils), for the unit, install.sh and build-deb.sh.
+packages+=(systemd dpkg-dev binutils gzip procps)
 # Extra packages by purpose, selected with arguments: `setup.sh catalog` adds the renderer.
 for purpose in "$@"; do
   case "$purpose" in
     catalog) packages+=(fluidsynth fluid-soundfont-gm sox) ;;
     bench) packages+=(sox libsox-fmt-all espeak-ng valgrind wesnoth-1.16-music hyperrogue-music) ;;
-    *) echo "setup.sh: unknown purpose '$purpose' (known: catalog, bench)" >&2; exit 2 ;;
+    vm) packages+=(qemu-system-x86 cpio kmod) ;;  # deploy/vm-check.sh
+    *) echo "setup.sh: unknown purpose '$purpose' (known: catalog, bench, vm)" >&2; exit 2 ;;
   esac
 done
 

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# Builds the Debian package `soundtrace` for this machine's architecture with dpkg-deb:
+#   1. builds soundtraced and soundtrace in release mode with the Swift standard library linked in
+#      (a separate scratch folder, .build/deb, so the everyday .build/release is left alone);
+#   2. stages them with deploy/install.sh (one list of installed files for both ways of installing);
+#   3. computes Depends with dpkg-shlibdeps and checks it against the libraries the binaries load;
+#   4. writes control, conffiles, md5sums and the maintainer scripts, and runs dpkg-deb.
+#
+#   deploy/build-deb.sh [--bin-dir DIR] [--out DIR]
+#
+# Build it on the kind of system it is for (e.g. on the Raspberry Pi OS release of the appliance):
+# the package depends on that release's library versions (glibc, ALSA, SQLite).
+set -euo pipefail
+
+program=build-deb.sh
+die() { echo "$program: error: $*" >&2; exit 1; }
+note() { echo "$program: $*" >&2; }
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out_dir="$root/.build/debian"
+bin_dir=
+
+usage() {
+    cat <<EOF
+Usage: $program [--bin-dir DIR] [--out DIR]
+
+Builds soundtrace_VERSION_ARCH.deb from freshly built binaries.
+  --bin-dir DIR   package the soundtraced and soundtrace already built in DIR instead of building
+                  (they must be built with -Xswiftc -static-stdlib)
+  --out DIR       where the .deb goes (default: .build/debian)
+The path of the built package is printed on standard output.
+EOF
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --bin-dir) [ $# -ge 2 ] || die "--bin-dir needs a folder"; bin_dir=$2; shift 2 ;;
+        --out) [ $# -ge 2 ] || die "--out needs a folder"; out_dir=$2; shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+done
+
+for tool in dpkg-deb dpkg-shlibdeps dpkg objdump md5sum; do
+    command -v "$tool" >/dev/null || die "'$tool' is missing: apt-get install dpkg-dev binutils (or run scripts/setup.sh)"
+done
+arch=$(dpkg --print-architecture)
+
+# 1. Binaries.
+if [ -z "$bin_dir" ]; then
+    command -v swift >/dev/null || die "swift is not on PATH (export PATH=/opt/swift/usr/bin:\$PATH)"
+    scratch="$root/.build/deb"
+    for product in soundtraced soundtrace; do
+        note "building $product (release, static Swift standard library)"
+        # A product that does not exist yet is reported by SwiftPM; say what that means here.
+        if ! (cd "$root" && swift build -c release -Xswiftc -static-stdlib --scratch-path "$scratch" --product "$product" >&2); then
+            die "building '$product' failed (see above); a package needs both soundtraced and soundtrace"
+        fi
+    done
+    bin_dir="$scratch/release"
+fi
+for binary in soundtraced soundtrace; do
+    [ -x "$bin_dir/$binary" ] || die "no built '$binary' in $bin_dir: a package needs both soundtraced and soundtrace
+  build it with: swift build -c release -Xswiftc -static-stdlib --product $binary"
+done
+for binary in soundtraced soundtrace; do
+    swift_libs=$(objdump -p "$bin_dir/$binary" | awk '$1 == "NEEDED" && $2 ~ /^lib(swift|Foundation|dispatch|BlocksRuntime|_Foundation)/ { print $2 }' | tr '\n' ' ')
+    [ -z "$swift_libs" ] || die "$bin_dir/$binary loads the Swift runtime from shared libraries ($swift_libs), which the box does not have
+  rebuild it with: swift build -c release -Xswiftc -static-stdlib --product $binary"
+done
+
+# One version, from the binaries themselves: `--version` prints "NAME VERSION [more]".
+version_of() {
+    local text word
+    text=$("$bin_dir/$1" --version 2>/dev/null) || die "'$1 --version' failed; cannot tell the package version"
+    for word in ${text%%$'\n'*}; do
+        if [[ "$word" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]]; then printf '%s\n' "$word"; return; fi
+    done
+    die "'$1 --version' printed no version number (got '$text')"
+}
+version=$(version_of soundtraced)
+cli_version=$(version_of soundtrace)
+[ "$version" = "$cli_version" ] || die "soundtraced is version $version but soundtrace is $cli_version; build both from one checkout"
+
+# 2. Stage the files.
+work=$(mktemp -d "${TMPDIR:-/tmp}/soundtrace-deb.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+tree="$work/tree"
+"$root/deploy/install.sh" --bin-dir "$bin_dir" --destdir "$tree" 2>"$work/install.log" \
+    || { cat "$work/install.log" >&2; die "staging with deploy/install.sh failed"; }
+# Debian ships binaries without debug sections (they are most of a Swift binary's size).
+strip --strip-debug "$tree/usr/bin/soundtraced" "$tree/usr/bin/soundtrace"
+install -d -m 0755 "$tree/usr/share/doc/soundtrace"
+cat > "$tree/usr/share/doc/soundtrace/copyright" <<EOF
+Soundtrace, offline recognizer for a small permitted catalog of recordings.
+The bundled recordings and their licenses are listed in PROVENANCE, next to this file.
+EOF
+install -m 0644 "$root/PROVENANCE.md" "$tree/usr/share/doc/soundtrace/PROVENANCE"
+[ -f "$root/docs/DEPLOY.md" ] && install -m 0644 "$root/docs/DEPLOY.md" "$tree/usr/share/doc/soundtrace/DEPLOY.md"
+chmod -R u+rwX,go+rX,go-w "$tree"
+
+# 3. Depends. dpkg-shlibdeps reads the shlibs/symbols files of the installed -dev packages' libraries;
+# it wants a debian/control beside it and DEBIAN/ in the tree to place $ORIGIN.
+install -d "$tree/DEBIAN" "$work/src/debian"
+printf 'Source: soundtrace\n\nPackage: soundtrace\nArchitecture: any\n' > "$work/src/debian/control"
+shlibs=$(cd "$work/src" && dpkg-shlibdeps -O -e"$tree/usr/bin/soundtraced" -e"$tree/usr/bin/soundtrace" 2>"$work/shlibdeps.log") \
+    || { cat "$work/shlibdeps.log" >&2; die "dpkg-shlibdeps could not compute the library dependencies"; }
+lib_depends=${shlibs#shlibs:Depends=}
+[ -n "$lib_depends" ] || die "dpkg-shlibdeps found no library dependencies, which cannot be right"
+# Besides libraries: systemd-sysusers creates the user in postinst, deb-systemd-helper enables the unit.
+depends="$lib_depends, systemd | systemd-standalone-sysusers, init-system-helpers"
+
+# Every shared library the binaries load must come from a package named in Depends.
+for binary in soundtraced soundtrace; do
+    for soname in $(objdump -p "$tree/usr/bin/$binary" | awk '$1 == "NEEDED" { print $2 }'); do
+        # awk reads to the end: an early exit would kill ldconfig with SIGPIPE, failing the pipeline.
+        path=$(ldconfig -p | awk -v s="$soname" '$1 == s && $NF ~ /^\// && found == "" { found = $NF } END { print found }')
+        [ -n "$path" ] || die "$binary needs $soname, which this system does not have"
+        owner=
+        for candidate in "$path" "$(readlink -f "$path")" "${path#/usr}" "/usr${path}"; do
+            owner=$(dpkg -S "$candidate" 2>/dev/null | awk -F: 'NR == 1 { print $1 }') && [ -n "$owner" ] && break
+        done
+        [ -n "$owner" ] || die "$binary needs $soname ($path), which no installed package owns"
+        [[ ", $depends," == *", $owner "* || ", $depends," == *", $owner,"* ]] \
+            || die "$binary needs $soname from package $owner, but Depends ($depends) does not name it"
+    done
+done
+
+# 4. Control files.
+installed_size=$(du -sk --exclude=DEBIAN "$tree" | cut -f1)
+cat > "$tree/DEBIAN/control" <<EOF
+Package: soundtrace
+Version: $version
+Architecture: $arch
+Maintainer: Soundtrace Engineer <engineer@soundtrace.invalid>
+Section: sound
+Priority: optional
+Installed-Size: $installed_size
+Depends: $depends
+Recommends: alsa-utils
+Description: offline recognizer for a small catalog of owned recordings
+ Soundtrace is a headless appliance daemon (soundtraced) that listens through
+ a microphone when its button is pressed, matches an acoustic fingerprint
+ against a bundled catalog, and shows the result on GPIO LEDs and a buzzer.
+ Matches are kept in a local history. The companion command soundtrace talks
+ to the daemon over a line protocol and builds and checks catalogs offline.
+EOF
+echo /etc/soundtrace/soundtraced.conf > "$tree/DEBIAN/conffiles"
+(cd "$tree" && find . -path ./DEBIAN -prune -o -type f ! -path ./etc/\* -print | sed 's|^\./||' | LC_ALL=C sort | xargs md5sum) > "$tree/DEBIAN/md5sums"
+
+cat > "$tree/DEBIAN/postinst" <<'EOF'
+#!/bin/sh
+# soundtrace postinst: the service user, the udev rules, then the unit (enabled on first install,
+# started or restarted only when systemd is the running init).
+set -e
+case "$1" in
+    configure|abort-upgrade|abort-deconfigure|abort-remove)
+        systemd-sysusers /usr/lib/sysusers.d/soundtrace.conf
+        if [ -S /run/udev/control ]; then
+            udevadm control --reload-rules || true
+            udevadm trigger --subsystem-match=gpio --action=change || true
+        fi
+        # deb-systemd-helper remembers whether the admin disabled the unit, so an upgrade keeps that
+        # choice; a first install enables it. It works without a running systemd (symlinks only).
+        deb-systemd-helper unmask soundtraced.service >/dev/null || true
+        if deb-systemd-helper --quiet was-enabled soundtraced.service; then
+            deb-systemd-helper enable soundtraced.service >/dev/null || true
+        else
+            deb-systemd-helper update-state soundtraced.service >/dev/null || true
+        fi
+        if [ -d /run/systemd/system ]; then
+            systemctl --system daemon-reload >/dev/null || true
+            # $2 is the previously configured version: restart on upgrade, start on first install.
+            if [ -n "$2" ]; then action=restart; else action=start; fi
+            deb-systemd-invoke "$action" soundtraced.service >/dev/null || true
+        fi
+        ;;
+esac
+exit 0
+EOF
+cat > "$tree/DEBIAN/prerm" <<'EOF'
+#!/bin/sh
+# soundtrace prerm: stop the daemon before its files go away (on upgrade postinst restarts it).
+set -e
+if [ -d /run/systemd/system ] && [ "$1" = remove ]; then
+    deb-systemd-invoke stop soundtraced.service >/dev/null || true
+fi
+exit 0
+EOF
+cat > "$tree/DEBIAN/postrm" <<'EOF'
+#!/bin/sh
+# soundtrace postrm: forget the unit and the udev rule; on purge also the history in /var/lib/soundtrace.
+# The soundtrace user and the gpio group stay (Debian never reuses or removes system users).
+set -e
+if [ -d /run/systemd/system ]; then
+    systemctl --system daemon-reload >/dev/null || true
+fi
+case "$1" in
+    remove)
+        if [ -x /usr/bin/deb-systemd-helper ]; then
+            deb-systemd-helper mask soundtraced.service >/dev/null || true
+        fi
+        if [ -S /run/udev/control ]; then udevadm control --reload-rules || true; fi
+        ;;
+    purge)
+        if [ -x /usr/bin/deb-systemd-helper ]; then
+            deb-systemd-helper purge soundtraced.service >/dev/null || true
+            deb-systemd-helper unmask soundtraced.service >/dev/null || true
+        fi
+        rm -rf /var/lib/soundtrace
+        rmdir /etc/soundtrace 2>/dev/null || true
+        ;;
+esac
+exit 0
+EOF
+chmod 0755 "$tree/DEBIAN/postinst" "$tree/DEBIAN/prerm" "$tree/DEBIAN/postrm"
+chmod 0644 "$tree/DEBIAN/control" "$tree/DEBIAN/conffiles" "$tree/DEBIAN/md5sums"
+
+mkdir -p "$out_dir"
+deb="$(cd "$out_dir" && pwd)/soundtrace_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Zxz --build "$tree" "$deb" >&2 || die "dpkg-deb could not build the package"
+note "built $deb (Depends: $depends)"
+echo "$deb"
