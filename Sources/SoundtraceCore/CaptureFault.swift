@@ -38,7 +38,7 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
                                          : "capture devices here: \(available.joined(separator: ", "))"
             return "capture device '\(device)' does not exist; \(list); set the device with --device (e.g. 'default' or 'plughw:1,0')"
         case let .permissionDenied(device):
-            return "not allowed to open capture device '\(device)'; add this user to the 'audio' group (or install udev/ rules) and log in again"
+            return "not allowed to open capture device '\(device)'; add this user to the 'audio' group (or install udev/ rules) and log in again; as a systemd service, the unit needs DeviceAllow=char-alsa rw"
         case let .busy(device):
             return "capture device '\(device)' is in use by another program; close it (or stop its sound server) and listen again"
         case let .disconnected(device):

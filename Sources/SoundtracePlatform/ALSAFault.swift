@@ -7,13 +7,16 @@ import SoundtraceCore
 /// that cannot be produced without a real sound card.
 enum ALSAFault {
     /// The fault for a failed `snd_pcm_open` (ALSA's negative code). `available` is asked only when
-    /// the device does not exist.
-    static func opening(_ code: Int32, device: String, available: () -> [String]) -> CaptureFault {
+    /// the device does not exist; `soundNodesDenied` then tells "absent" from "not allowed".
+    static func opening(_ code: Int32, device: String, available: () -> [String],
+                        soundNodesDenied: () -> Bool = { SoundNodes.deniedToThisProcess() }) -> CaptureFault {
         switch -code {
         // ENOENT: an undefined PCM name or a missing device node; ENODEV: a card name or number that
         // is not there; ENXIO: a PCM type whose plugin is not installed; EINVAL: a malformed name
-        // such as 'plughw:1,x'. To the person all of these mean "no such device".
+        // such as 'plughw:1,x'. To the person all of these mean "no such device" — unless sound
+        // devices exist and this process may open none of them, which ALSA also reports as absent.
         case ENOENT, ENODEV, ENXIO, EINVAL:
+            if soundNodesDenied() { return .permissionDenied(device: device) }
             return .deviceNotFound(device: device, available: available())
         case EACCES, EPERM:
             return .permissionDenied(device: device)

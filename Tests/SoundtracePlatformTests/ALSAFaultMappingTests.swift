@@ -68,4 +68,19 @@ import Testing
             #expect(fault.description.contains(";"), "what failed; what to do")
         }
     }
+
+    @Test func aCardThisProcessMayNotOpenIsPermissionDeniedNotAbsent() {
+        // ALSA skips control devices it may not open when it scans cards, so a sandboxed service
+        // or a user outside the audio group hears "no such device"; the sound nodes tell the truth.
+        #expect(ALSAFault.opening(-ENOENT, device: "default", available: { [] }, soundNodesDenied: { true })
+                == .permissionDenied(device: "default"))
+        #expect(ALSAFault.opening(-ENODEV, device: "plughw:CARD=mic,DEV=0", available: { ["null"] }, soundNodesDenied: { false })
+                == .deviceNotFound(device: "plughw:CARD=mic,DEV=0", available: ["null"]))
+        #expect(CaptureFault.permissionDenied(device: "default").description.contains("DeviceAllow=char-alsa"))
+    }
+
+    @Test func soundNodesAreNotDeniedWhereThereAreNone() {
+        #expect(!SoundNodes.deniedToThisProcess(directory: "/nonexistent/snd"))
+        #expect(!SoundNodes.deniedToThisProcess(directory: "/tmp"))
+    }
 }
