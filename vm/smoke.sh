@@ -37,8 +37,10 @@ if [ -z "$swift_bin" ]; then
 fi
 if [ -n "$swift_bin" ]; then
   swift_bin=$(readlink -f "$swift_bin")
-  bins+=(-b "$swift_bin")
-  echo "$swift_bin" >"$work/payload/swift-bin"
+  # A fixed path in the guest: the guest's /init mounts a tmpfs over /tmp, so a checkout under
+  # /tmp (a CI clone) would hide a binary kept at its host path.
+  bins+=(-b "$swift_bin=/usr/bin/soundtrace")
+  echo /usr/bin/soundtrace >"$work/payload/swift-bin"
   say "including Swift binary $swift_bin"
   if [ -f "$repo_root/catalog/soundtrace.catalog" ] && [ -f "$repo_root/catalog/manifest.json" ]; then
     # 12 s of the first catalog recording (from 30 s on) after 1 s of silence, for match --device.
