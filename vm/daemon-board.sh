@@ -35,21 +35,9 @@ t_built=$(date +%s)
 mkdir -p "$build" "$cache/logs"
 work=$(mktemp -d "$build/daemon-board.XXXXXX")
 mkdir -p "$work/payload"
-cp "$vm_dir/guest/daemon-board-guest.sh" "$vm_dir/guest/board.sh" "$repo_root/catalog/soundtrace.catalog" "$work/payload/"
+cp "$vm_dir/guest/daemon-board-guest.sh" "$vm_dir/guest/checks.sh" "$vm_dir/guest/board.sh" "$repo_root/catalog/soundtrace.catalog" "$work/payload/"
 # 12 s of the first catalog recording (from 30 s on) after 1 s of silence, as in the smoke test.
-python3 - "$repo_root/catalog" "$work/payload" <<'PY'
-import json, sys, wave
-catalog, out = sys.argv[1], sys.argv[2]
-ref = json.load(open(f"{catalog}/manifest.json"))["references"][0]
-with wave.open(f"{catalog}/{ref['sourceFile']}", "rb") as w:
-    p = w.getparams()
-    w.setpos(30 * p.framerate)
-    audio = w.readframes(12 * p.framerate)
-with wave.open(f"{out}/excerpt.wav", "wb") as o:
-    o.setparams(p)
-    o.writeframes(b"\0" * (p.framerate * p.sampwidth * p.nchannels) + audio)
-open(f"{out}/excerpt.id", "w").write(ref["id"])
-PY
+write_excerpt "$repo_root/catalog" "$work/payload"
 cat >"$work/payload/soundtraced.conf" <<'EOF'
 # The virtual board: gpio-sim's named lines, the loopback's capture side, everything on tmpfs.
 gpio = yes
@@ -70,18 +58,4 @@ EOF
   -b "$bin=/usr/bin/soundtraced" -p "$work/payload" -c 'sh /payload/daemon-board-guest.sh'
 t_initrd=$(date +%s)
 
-set +e
-"$vm_dir/run.sh" -i "$work/daemon-board.cpio" -t "${SOUNDTRACE_VM_TIMEOUT:-600}" -l "$work/daemon-board.log" -q
-rc=$?
-set -e
-t_end=$(date +%s)
-grep -aE '^(CHECK|OBSERVE|DAEMON-BOARD-SUMMARY)' "$work/daemon-board.log" >&2 || true
-say "timings: fetch+gpio-sim $((t_fetched - t_start)) s, swift build $((t_built - t_fetched)) s, initramfs $((t_initrd - t_built)) s, boot+test $((t_end - t_initrd)) s, total $((t_end - t_start)) s"
-cp "$work/daemon-board.log" "$cache/logs/daemon-board-last.log" 2>/dev/null || true
-if [ "$rc" = 0 ]; then
-  rm -rf "$work"
-  say "daemon-board: PASS (log $cache/logs/daemon-board-last.log)"
-else
-  say "daemon-board: FAIL (status $rc; log $work/daemon-board.log, initramfs and payload kept in $work)"
-fi
-exit "$rc"
+boot_and_report daemon-board "$work" DAEMON-BOARD-SUMMARY "fetch+gpio-sim $((t_fetched - t_start)) s, swift build $((t_built - t_fetched)) s, initramfs $((t_initrd - t_built)) s"

@@ -48,3 +48,43 @@ need_host() { # need_host COMMAND PACKAGE
   DEBIAN_FRONTEND=noninteractive apt-get "${apt_lock[@]}" install -y --no-install-recommends "$2" >&2 \
     || die "could not install $2; try: apt-get update && apt-get install $2"
 }
+
+# write_excerpt CATALOG_DIR OUT_DIR: 12 s of the first catalog recording (from 30 s on) after 1 s of
+# silence as OUT_DIR/excerpt.wav, and its reference id as OUT_DIR/excerpt.id, for guest sessions.
+write_excerpt() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys, wave
+catalog, out = sys.argv[1], sys.argv[2]
+ref = json.load(open(f"{catalog}/manifest.json"))["references"][0]
+with wave.open(f"{catalog}/{ref['sourceFile']}", "rb") as w:
+    p = w.getparams()
+    w.setpos(30 * p.framerate)
+    audio = w.readframes(12 * p.framerate)
+with wave.open(f"{out}/excerpt.wav", "wb") as o:
+    o.setparams(p)
+    o.writeframes(b"\0" * (p.framerate * p.sampwidth * p.nchannels) + audio)
+open(f"{out}/excerpt.id", "w").write(ref["id"])
+PY
+}
+
+# boot_and_report NAME WORK SUMMARY_TAG TIMINGS: boots WORK/NAME.cpio, prints the guest's CHECK,
+# OBSERVE and SUMMARY_TAG lines and the timings (completed with boot+test and total from $t_start),
+# keeps the log as $cache/logs/NAME-last.log, removes WORK on success, and exits with the guest's status.
+boot_and_report() {
+  local name=$1 work=$2 tag=$3 timings=$4 rc t_booted
+  set +e
+  "$vm_dir/run.sh" -i "$work/$name.cpio" -t "${SOUNDTRACE_VM_TIMEOUT:-600}" -l "$work/$name.log" -q
+  rc=$?
+  set -e
+  t_booted=$(date +%s)
+  grep -aE "^(CHECK|OBSERVE|$tag)" "$work/$name.log" >&2 || true
+  say "timings: $timings, boot+test $((t_booted - t_initrd)) s, total $((t_booted - t_start)) s"
+  cp "$work/$name.log" "$cache/logs/$name-last.log" 2>/dev/null || true
+  if [ "$rc" = 0 ]; then
+    rm -rf "$work"
+    say "$name: PASS (log $cache/logs/$name-last.log)"
+  else
+    say "$name: FAIL (status $rc; log $work/$name.log, initramfs and payload kept in $work)"
+  fi
+  exit "$rc"
+}

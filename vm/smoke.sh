@@ -26,7 +26,7 @@ frames = b"".join(struct.pack("<hh", s, s) for s in
 with wave.open(sys.argv[1], "wb") as w:
     w.setnchannels(2); w.setsampwidth(2); w.setframerate(rate); w.writeframes(frames)
 PY
-cp "$vm_dir/guest/smoke-guest.sh" "$vm_dir/guest/board.sh" "$work/payload/"
+cp "$vm_dir/guest/smoke-guest.sh" "$vm_dir/guest/checks.sh" "$vm_dir/guest/board.sh" "$work/payload/"
 
 bins=()
 swift_bin=${SOUNDTRACE_VM_SWIFT_BIN:-}
@@ -45,19 +45,7 @@ if [ -n "$swift_bin" ]; then
   if [ -f "$repo_root/catalog/soundtrace.catalog" ] && [ -f "$repo_root/catalog/manifest.json" ]; then
     # 12 s of the first catalog recording (from 30 s on) after 1 s of silence, for match --device.
     cp "$repo_root/catalog/soundtrace.catalog" "$work/payload/"
-    python3 - "$repo_root/catalog" "$work/payload" <<'PY'
-import json, sys, wave
-catalog, out = sys.argv[1], sys.argv[2]
-ref = json.load(open(f"{catalog}/manifest.json"))["references"][0]
-with wave.open(f"{catalog}/{ref['sourceFile']}", "rb") as w:
-    p = w.getparams()
-    w.setpos(30 * p.framerate)
-    audio = w.readframes(12 * p.framerate)
-with wave.open(f"{out}/excerpt.wav", "wb") as o:
-    o.setparams(p)
-    o.writeframes(b"\0" * (p.framerate * p.sampwidth * p.nchannels) + audio)
-open(f"{out}/excerpt.id", "w").write(ref["id"])
-PY
+    write_excerpt "$repo_root/catalog" "$work/payload"
   fi
 fi
 
@@ -65,18 +53,4 @@ fi
   -p "$work/payload" -c 'sh /payload/smoke-guest.sh'
 t_initrd=$(date +%s)
 
-set +e
-"$vm_dir/run.sh" -i "$work/smoke.cpio" -t "${SOUNDTRACE_VM_TIMEOUT:-600}" -l "$work/smoke.log" -q
-rc=$?
-set -e
-t_end=$(date +%s)
-grep -aE '^(CHECK|OBSERVE|SMOKE-SUMMARY)' "$work/smoke.log" >&2 || true
-say "timings: fetch+build $((t_ready - t_start)) s, initramfs $((t_initrd - t_ready)) s, boot+test $((t_end - t_initrd)) s, total $((t_end - t_start)) s"
-cp "$work/smoke.log" "$cache/logs/smoke-last.log" 2>/dev/null || true
-if [ "$rc" = 0 ]; then
-  rm -rf "$work"
-  say "smoke: PASS (log $cache/logs/smoke-last.log)"
-else
-  say "smoke: FAIL (status $rc; log $work/smoke.log, initramfs and payload kept in $work)"
-fi
-exit "$rc"
+boot_and_report smoke "$work" SMOKE-SUMMARY "fetch+build $((t_ready - t_start)) s, initramfs $((t_initrd - t_ready)) s"

@@ -6,15 +6,7 @@
 # unbound mid-session (failure, daemon still answering), a hold toggling calm mode, a session after
 # the card came back canceled by a second press, and a clean stop.
 # Every check prints "CHECK <name>: PASS|FAIL <evidence>"; the exit status is the number of failures.
-fails=0
-t0=$(cut -d' ' -f1 /proc/uptime)
-now() { cut -d' ' -f1 /proc/uptime; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
-check() { # check NAME CONDITION-STATUS EVIDENCE
-  if [ "$2" = 0 ]; then r=PASS; else r=FAIL; fails=$((fails + 1)); fi
-  echo "CHECK $1: $r [t+$(since $t0)s] $3"
-}
-one_line() { tr '\n' ' ' | sed 's/  */ /g; s/ $//'; }
+. /payload/checks.sh
 finish() {
   echo "DAEMON-BOARD-SUMMARY failures=$fails guest-seconds=$(since $t0)"
   exit $fails

@@ -3,15 +3,7 @@
 # alsa-utils, and documents what a capture sees when the sound card disappears.
 # Every check prints "CHECK <name>: PASS|FAIL <evidence>"; the exit status is the number of failures.
 # Observations that are facts to report, not pass/fail, print as "OBSERVE <name>: ...".
-fails=0
-t0=$(cut -d' ' -f1 /proc/uptime)
-now() { cut -d' ' -f1 /proc/uptime; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
-check() { # check NAME CONDITION-STATUS EVIDENCE
-  if [ "$2" = 0 ]; then r=PASS; else r=FAIL; fails=$((fails + 1)); fi
-  echo "CHECK $1: $r [t+$(since $t0)s] $3"
-}
-one_line() { tr '\n' ' ' | sed 's/  */ /g; s/ $//'; }
+. /payload/checks.sh
 
 # ---------------------------------------------------------------- GPIO (gpio-sim)
 . /payload/board.sh
