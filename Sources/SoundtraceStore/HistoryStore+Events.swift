@@ -62,12 +62,7 @@ extension HistoryStore {
             let query = try connection.prepare("SELECT \(Self.eventColumns) FROM event WHERE id < ?1 ORDER BY id DESC LIMIT ?2")
             try query.bind(1, before ?? Int64.max)
             try query.bind(2, Int64(count))
-            var rows: [EventRow] = []
-            while try query.step() { rows.append(EventRow(query)) }
-            guard let newest = rows.first, let oldest = rows.last else { return [] }
-            // The page is a run of consecutive existing ids, so one range query fetches exactly its metadata.
-            let metadata = try Self.metadata(connection, from: oldest.id, through: newest.id)
-            return rows.map { $0.event(metadata: metadata[$0.id] ?? []) }
+            return try Self.page(of: query, connection)
         }
     }
 
@@ -82,12 +77,18 @@ extension HistoryStore {
             let query = try connection.prepare("SELECT \(Self.eventColumns) FROM event ORDER BY id DESC LIMIT ?1 OFFSET ?2")
             try query.bind(1, Int64(count))
             try query.bind(2, Int64(offset))
-            var rows: [EventRow] = []
-            while try query.step() { rows.append(EventRow(query)) }
-            guard let newest = rows.first, let oldest = rows.last else { return [] }
-            let metadata = try Self.metadata(connection, from: oldest.id, through: newest.id)
-            return rows.map { $0.event(metadata: metadata[$0.id] ?? []) }
+            return try Self.page(of: query, connection)
         }
+    }
+
+    /// The events a newest-first page query selects, with their metadata.
+    private static func page(of query: SQLiteStatement, _ connection: SQLiteConnection) throws(SQLiteCause) -> [RecognitionEvent] {
+        var rows: [EventRow] = []
+        while try query.step() { rows.append(EventRow(query)) }
+        guard let newest = rows.first, let oldest = rows.last else { return [] }
+        // The page is a run of consecutive existing ids, so one range query fetches exactly its metadata.
+        let metadata = try metadata(connection, from: oldest.id, through: newest.id)
+        return rows.map { $0.event(metadata: metadata[$0.id] ?? []) }
     }
 
     /// The event with this id, or nil when there is none.

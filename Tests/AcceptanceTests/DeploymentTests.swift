@@ -298,8 +298,8 @@ private enum Command {
         let folder = try Stage.temporaryDirectory("run")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/out", err = folder + "/err"
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
