@@ -5,12 +5,25 @@ public final class Catalog: Sendable {
     public let manifest: CatalogManifest
     public let references: [CatalogReference]
     public let index: CatalogIndex
+    /// One signature per analysed frame, references one after another.
+    let signatures: [UInt16]
+    /// Where each reference's signatures start in `signatures`.
+    let signatureStart: [Int]
 
-    init(parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex) {
+    init(parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex,
+         signatures: [UInt16]) {
         self.parameters = parameters
         self.manifest = manifest
         self.references = references
         self.index = index
+        self.signatures = signatures
+        var start: [Int] = []
+        var position = 0
+        for reference in references {
+            start.append(position)
+            position += reference.durationFrames
+        }
+        signatureStart = start
     }
 
     /// The reference with this id, if the catalog holds it.

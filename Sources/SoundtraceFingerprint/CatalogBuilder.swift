@@ -13,9 +13,9 @@ public enum CatalogBuilder {
     }
 
     /// Fingerprints one reference; exposed so callers can report progress between references.
-    public static func landmarks(of input: Input, parameters: EngineParameters) throws(CatalogError) -> (landmarks: [Landmark], frames: Int) {
+    public static func fingerprint(of input: Input, parameters: EngineParameters) throws(CatalogError) -> ReferenceFingerprint {
         do {
-            return try ReferenceFingerprinter.landmarks(of: input.samples, parameters: parameters)
+            return try ReferenceFingerprinter.fingerprint(of: input.samples, parameters: parameters)
         } catch {
             switch error {
             case let .wrongSampleRate(rate):
@@ -26,12 +26,12 @@ public enum CatalogBuilder {
         }
     }
 
-    /// Encodes the catalog file from references and their landmarks (in the same order).
-    public static func encode(version: Int, inputs: [Input], landmarks: [(landmarks: [Landmark], frames: Int)],
+    /// Encodes the catalog file from references and their fingerprints (in the same order).
+    public static func encode(version: Int, inputs: [Input], fingerprints: [ReferenceFingerprint],
                               parameters: EngineParameters) throws(CatalogError) -> [UInt8] {
         let index: CatalogIndex
         do {
-            index = try CatalogIndex.build(landmarks: landmarks.map(\.landmarks), hashBits: parameters.hashBits,
+            index = try CatalogIndex.build(landmarks: fingerprints.map(\.landmarks), hashBits: parameters.hashBits,
                                            directoryBits: parameters.directoryBits)
         } catch {
             switch error {
@@ -43,9 +43,10 @@ public enum CatalogBuilder {
                 throw .cannotBuild(detail: detail)
             }
         }
-        let references = zip(inputs, landmarks).map { input, result in
+        let references = zip(inputs, fingerprints).map { input, result in
             CatalogReference(audio: input.audio, durationFrames: result.frames, sourceSHA256: input.sourceSHA256)
         }
-        return CatalogFile.encode(version: version, references: references, index: index, parameters: parameters)
+        return CatalogFile.encode(version: version, references: references, index: index,
+                                  signatures: fingerprints.flatMap(\.signatures), parameters: parameters)
     }
 }

@@ -1,16 +1,17 @@
 import Glibc
 
 /// The binary catalog file: magic, format version, engine parameters, the references' metadata,
-/// the landmark index, and a SHA-256 of everything before it. Layout in docs/CATALOG.md.
+/// the landmark index, the references' frame signatures, and a SHA-256 of everything before it. Layout in docs/CATALOG.md.
 public enum CatalogFile {
     public static let magic: [UInt8] = Array("STCATLOG".utf8)
-    public static let formatVersion: UInt32 = 1
+    public static let formatVersion: UInt32 = 2
     /// Larger files are refused before reading: a catalog of a few hundred recordings is a few MB.
     public static let maximumBytes = 256 << 20
 
     private static let parametersTag = tag("PARM")
     private static let referencesTag = tag("REFS")
     private static let indexTag = tag("INDX")
+    private static let signaturesTag = tag("SIGN")
     private static let hashTag = tag("HASH")
 
     private static func tag(_ s: String) -> UInt32 {
@@ -22,7 +23,8 @@ public enum CatalogFile {
     /// Serializes a catalog. The output depends only on its arguments: no time stamps, no paths of
     /// the build machine, no unordered collections.
     public static func encode(version: Int, references: [CatalogReference], index: CatalogIndex,
-                              parameters: EngineParameters) -> [UInt8] {
+                              signatures: [UInt16], parameters: EngineParameters) -> [UInt8] {
+        precondition(signatures.count == references.reduce(0) { $0 + $1.durationFrames }, "one signature per frame")
         var w = ByteWriter()
         w.append(contentsOf: magic)
         w.u32(formatVersion)
@@ -55,6 +57,10 @@ public enum CatalogFile {
         index.directory.forEach { x.u32($0) }
         index.entries.forEach { x.u32($0) }
         section(indexTag, x.bytes, into: &w)
+
+        var g = ByteWriter()
+        signatures.forEach { g.u16($0) }
+        section(signaturesTag, g.bytes, into: &w)
 
         let digest = SHA256.digest(w.bytes)
         w.u32(hashTag)
@@ -108,8 +114,9 @@ public enum CatalogFile {
         var hashStart = 0
         var storedDigest: [UInt8]? = nil
         let names: [UInt32: String] = [parametersTag: "parameters section", referencesTag: "references section",
-                                       indexTag: "index section", hashTag: "content hash"]
-        for expected in [parametersTag, referencesTag, indexTag, hashTag] {
+                                       indexTag: "index section", signaturesTag: "signatures section",
+                                       hashTag: "content hash"]
+        for expected in [parametersTag, referencesTag, indexTag, signaturesTag, hashTag] {
             let name = names[expected] ?? "file"
             let start = reader.position
             guard let tag = try? reader.u32(), let length = try? reader.u32() else {
@@ -145,9 +152,11 @@ public enum CatalogFile {
         guard index.hashBits == parameters.hashBits, index.directoryBits == parameters.directoryBits else {
             throw .damaged(path: path, detail: "index layout differs from its parameters")
         }
+        let signatures = try decodeSignatures(sections[signaturesTag] ?? [], frames: references.reduce(0) { $0 + $1.durationFrames },
+                                              path: path)
         let manifest = CatalogManifest(version: catalogVersion, referenceIds: references.map(\.audio.id),
                                        hash: SHA256.hex(storedDigest))
-        return Catalog(parameters: parameters, manifest: manifest, references: references, index: index)
+        return Catalog(parameters: parameters, manifest: manifest, references: references, index: index, signatures: signatures)
     }
 
     private static func checkParameters(_ body: [UInt8], path: String, parameters: EngineParameters) throws(CatalogError) {
@@ -159,7 +168,8 @@ public enum CatalogFile {
         for (i, want) in expected.enumerated() {
             guard let stored = try? r.u32() else { throw .truncated(path: path, section: "parameters section") }
             if stored != want {
-                throw .parameterMismatch(path: path, field: EngineParameters.catalogFieldNames[i], stored: stored, expected: want)
+                let names = EngineParameters.catalogFieldNames
+                throw .parameterMismatch(path: path, field: names.indices.contains(i) ? names[i] : "field \(i)", stored: stored, expected: want)
             }
         }
     }
@@ -211,6 +221,17 @@ public enum CatalogFile {
             throw CatalogError.damaged(path: path, detail: "a text field is not valid UTF-8")
         }
         return text
+    }
+
+    private static func decodeSignatures(_ body: [UInt8], frames: Int, path: String) throws(CatalogError) -> [UInt16] {
+        guard body.count == 2 * frames else {
+            throw .damaged(path: path, detail: "signatures section holds \(body.count) bytes, not 2 for each of the references' \(frames) frames")
+        }
+        var signatures = [UInt16](repeating: 0, count: frames)
+        body.withUnsafeBufferPointer { bytes in
+            for i in 0..<frames { signatures[i] = UInt16(bytes[2 * i]) | UInt16(bytes[2 * i + 1]) << 8 }
+        }
+        return signatures
     }
 
     private static func decodeIndex(_ body: [UInt8], path: String) throws(CatalogError) -> CatalogIndex {

@@ -4,7 +4,7 @@
 public struct EngineParameters: Sendable, Equatable {
     /// Bumped whenever the algorithm changes in a way the numbers below do not describe, so that a
     /// catalog from an older engine is refused instead of silently matching worse.
-    public var algorithmRevision: UInt32 = 1
+    public var algorithmRevision: UInt32 = 2
 
     // MARK: Front end
 
@@ -44,6 +44,17 @@ public struct EngineParameters: Sendable, Equatable {
     /// Pairs formed per anchor peak in a reference (nearest in time first).
     public var referenceFanOut = 6
 
+    // MARK: Signatures (stored per reference frame, checked against weak landmark alignments)
+
+    /// FFT bin edges of the 17 signature bands, spaced evenly in log frequency from 300 to 3000 Hz
+    /// (bins of 15.625 Hz); 16 neighbouring-band pairs give 16 bits per frame.
+    public var signatureBandEdges = [19, 22, 25, 29, 33, 38, 43, 50, 57, 65, 74, 85, 98, 112, 128, 146, 168, 192]
+    /// Band energies are summed over this many frames (128 ms) before comparing, so that a bit
+    /// follows the music's motion rather than the frame-to-frame jitter of noise.
+    public var signatureSmoothingFrames = 8
+    /// A bit compares the band difference with the one this many frames (64 ms) earlier.
+    public var signatureLagFrames = 4
+
     // MARK: Index layout
 
     /// Bits of a landmark hash: 8 for the anchor bin, 7 for the bin difference, 6 for the frame difference.
@@ -67,6 +78,26 @@ public struct EngineParameters: Sendable, Equatable {
     public var offsetToleranceFrames = 1
     /// Audio beyond this many seconds of one query is not analysed, which bounds a query's memory.
     public var maxQuerySeconds = 30
+
+    // MARK: Signature check (query side)
+
+    /// Reliability levels of the query's signature bits, as shares (in 1/256) of all its bits: a bit
+    /// whose band difference moved more than those of the top 55 % weighs 1, top 35 % 2, top 20 % 3,
+    /// top 10 % 4; the rest, the small movements that noise flips, weigh nothing.
+    public var signatureWeightSharesQ8 = [141, 90, 51, 26]
+    /// The best alignments of at most this many references, those with the most landmark hits, are
+    /// checked: each check is another chance for unrelated music to pass by luck.
+    public var signatureCandidates = 4
+    /// A reference's best alignment is checked only with at least this many landmark hits ...
+    public var signatureMinHits = 4
+    /// ... and only once this many weighted bits can be compared (about 2.5 s of audio).
+    public var signatureMinReliableBits = 1300
+    /// Frames on each side of the landmark alignment that the check also tries.
+    public var signatureShiftFrames = 2
+    /// Bit error rate expected of unrelated music (in 1/4096) and the score a checked alignment
+    /// needs: sum over bits of weight * (null rate - disagreement), divided by sqrt(sum of weight²).
+    public var signatureNullRateQ12 = 1925
+    public var signatureMinScoreQ12 = 3 * 4096
 
     // MARK: Decision
 
@@ -94,7 +125,8 @@ public struct EngineParameters: Sendable, Equatable {
          UInt32(maxPeakBin), UInt32(whiteningHalfWidth), UInt32(peakBinRadius), UInt32(peakFrameRadius),
          UInt32(bitPattern: minPeakContrast), UInt32(bitPattern: absolutePeakFloor), UInt32(densityBlockFrames),
          UInt32(referencePeaksPerBlock), UInt32(minPairFrames), UInt32(maxPairFrames), UInt32(maxPairBins),
-         UInt32(referenceFanOut), UInt32(hashBits), UInt32(directoryBits)]
+         UInt32(referenceFanOut), UInt32(hashBits), UInt32(directoryBits),
+         UInt32(signatureSmoothingFrames), UInt32(signatureLagFrames)] + signatureBandEdges.map { UInt32($0) }
     }
 
     /// Names of `catalogFields`, for error messages.
@@ -102,6 +134,6 @@ public struct EngineParameters: Sendable, Equatable {
         "algorithmRevision", "sampleRate", "fftSize", "hopSize", "minPeakBin", "maxPeakBin",
         "whiteningHalfWidth", "peakBinRadius", "peakFrameRadius", "minPeakContrast", "absolutePeakFloor",
         "densityBlockFrames", "referencePeaksPerBlock", "minPairFrames", "maxPairFrames", "maxPairBins",
-        "referenceFanOut", "hashBits", "directoryBits",
-    ]
+        "referenceFanOut", "hashBits", "directoryBits", "signatureSmoothingFrames", "signatureLagFrames",
+    ] + (0..<18).map { "signatureBandEdges[\($0)]" }
 }

@@ -1,6 +1,8 @@
 /// Incremental matching of one query against a catalog: feed contiguous audio at the engine's rate
 /// as it arrives, ask for a verdict at any time. Landmark hits vote for (reference, speed, offset);
-/// a match is an alignment that stands well clear of every other reference and of chance.
+/// a match is an alignment that stands well clear of every other reference and of chance, or, when
+/// noise has left too few hits for that, an alignment whose frame signatures agree with the
+/// reference's far beyond what unrelated music does.
 public final class QueryMatcher {
     public let catalog: Catalog
     private let parameters: EngineParameters
@@ -8,11 +10,18 @@ public final class QueryMatcher {
     private let picker: PeakPicker
     private let pairer: PeakPairer
     private let maxFrames: Int
+    @exclusivity(unchecked) private var signatures: QuerySignatures
 
     @exclusivity(unchecked) private var votes: VoteGrid
     @exclusivity(unchecked) private var bestScore: [Int]
     @exclusivity(unchecked) private var bestOffset: [Int]
     @exclusivity(unchecked) private var bestStep: [Int]
+    /// Per reference, the best alignment at the nominal speed alone: noise leaves a true alignment
+    /// so few hits that chance alignments at other speeds can outnumber it in `bestScore`, and
+    /// playback at the recorded speed is by far the most common case.
+    @exclusivity(unchecked) private var nominalScore: [Int]
+    @exclusivity(unchecked) private var nominalOffset: [Int]
+    private let nominalStep: Int?
     private var hits = 0
     private var peaks = 0
     private var landmarks = 0
@@ -34,6 +43,7 @@ public final class QueryMatcher {
         pairer = PeakPairer(minFrames: max(1, p.minPairFrames - 1), maxFrames: p.maxPairFrames + 2,
                             maxBins: p.maxPairBins + 2, fanOut: p.queryFanOut)
         maxFrames = p.maxQuerySeconds * p.sampleRate / p.hopSize
+        signatures = QuerySignatures(parameters: p)
         // A query can start before its reference by at most its own (warped) length.
         votes = VoteGrid(referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
                          padding: maxFrames + maxFrames / 40 + 2)
@@ -41,6 +51,9 @@ public final class QueryMatcher {
         bestScore = [Int](repeating: 0, count: count)
         bestOffset = [Int](repeating: 0, count: count)
         bestStep = [Int](repeating: 0, count: count)
+        nominalScore = [Int](repeating: 0, count: count)
+        nominalOffset = [Int](repeating: 0, count: count)
+        nominalStep = p.speedSteps.firstIndex(of: 0)
     }
 
     /// Frames of audio analysed so far.
@@ -57,6 +70,7 @@ public final class QueryMatcher {
         }
         spectrogram.push(input) { frame, row in
             guard frame < maxFrames else { return }
+            signatures.append(power: spectrogram.lastPower)
             picker.push(frame: frame, logPower: row, emit: self.addPeak)
         }
     }
@@ -110,24 +124,32 @@ public final class QueryMatcher {
                 bestOffset[reference] = offset + shift
                 bestStep[reference] = stepIndex
             }
+            if stepIndex == nominalStep && running > nominalScore[reference] {
+                nominalScore[reference] = running
+                nominalOffset[reference] = offset + shift
+            }
         }
     }
 
     /// The vote-weighted centre of the winning alignment window, a steadier offset than its centre bin.
     private func refinedOffset(_ reference: Int) -> Int {
-        let centre = bestOffset[reference]
+        refinedOffset(reference, centre: bestOffset[reference], stepIndex: bestStep[reference])
+    }
+
+    private func refinedOffset(_ reference: Int, centre: Int, stepIndex: Int) -> Int {
         let tolerance = parameters.offsetToleranceFrames
         var weighted = 0
         var total = 0
         for o in (centre - tolerance)...(centre + tolerance) {
-            let count = votes.cell(reference: reference, step: bestStep[reference], offset: o).map(votes.count) ?? 0
+            let count = votes.cell(reference: reference, step: stepIndex, offset: o).map(votes.count) ?? 0
             weighted += count * o
             total += count
         }
         return total > 0 ? roundedDivide(weighted, total) : centre
     }
 
-    /// The verdict on everything heard so far. Cheap enough to ask after every buffer.
+    /// The verdict on everything heard so far. Cheap enough to ask after every buffer; after
+    /// `finish()`, weak landmark alignments are also checked against the references' signatures.
     public func verdict() -> Verdict {
         var winner: Int? = nil
         for r in bestScore.indices where bestScore[r] > 0 {
@@ -143,9 +165,54 @@ public final class QueryMatcher {
             && score >= p.minAlignedHits
             && score * 256 >= p.minRatioOverRunnerUpQ8 * max(runnerUp, 1)
             && score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
+        // Only the final verdict checks signatures: a check costs a pass over every frame heard for
+        // each candidate, too much to repeat after every buffer, and an early decision wants plenty
+        // of landmark hits anyway.
+        if !isMatch, finished, let check = bestSignatureCheck() {
+            let confirmed = check.passes(p)
+            let chosen = confirmed ? check.reference : winner
+            return Verdict(outcome: confirmed ? .match : .noMatch, candidate: chosen,
+                           offsetFrames: confirmed ? check.offsetFrames : winner.map(refinedOffset) ?? 0,
+                           speedStep: confirmed ? check.speedStep : winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
+                           score: chosen.map { bestScore[$0] } ?? 0,
+                           runnerUpScore: confirmed ? bestScore.indices.filter { $0 != check.reference }.map { bestScore[$0] }.max() ?? 0 : runnerUp,
+                           chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks, framesHeard: framesHeard,
+                           signature: check)
+        }
         return Verdict(outcome: isMatch ? .match : .noMatch, candidate: winner,
                        offsetFrames: winner.map(refinedOffset) ?? 0, speedStep: winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
                        score: score, runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks,
-                       queryLandmarks: landmarks, framesHeard: framesHeard)
+                       queryLandmarks: landmarks, framesHeard: framesHeard, signature: nil)
+    }
+
+    /// The signature checks of the best alignments of the references with the most hits (and
+    /// enough), both over all speeds and at the nominal speed; the strongest check, ties going to
+    /// the earlier candidate. Nil when no alignment qualifies.
+    private func bestSignatureCheck() -> SignatureCheck? {
+        let p = parameters
+        var candidates: [(reference: Int, offset: Int, stepIndex: Int)] = []
+        for r in topReferences(by: bestScore) {
+            candidates.append((r, refinedOffset(r), bestStep[r]))
+        }
+        if let nominalStep {
+            for r in topReferences(by: nominalScore) where !candidates.contains(where: { $0.reference == r && $0.stepIndex == nominalStep }) {
+                candidates.append((r, refinedOffset(r, centre: nominalOffset[r], stepIndex: nominalStep), nominalStep))
+            }
+        }
+        guard !candidates.isEmpty, signatures.frames > SignatureExtractor.warmUpFrames(p) else { return nil }
+        let query = signatures.reliable()
+        var best: SignatureCheck? = nil
+        for c in candidates {
+            guard let check = SignatureCheck.best(query: query, catalog: catalog, reference: c.reference, offsetFrames: c.offset,
+                                                  speedStep: p.speedSteps[c.stepIndex]) else { continue }
+            if check.scoreQ12 > best?.scoreQ12 ?? Int.min { best = check }
+        }
+        return best
+    }
+
+    /// The `signatureCandidates` references with the highest scores of at least `signatureMinHits`.
+    private func topReferences(by scores: [Int]) -> ArraySlice<Int> {
+        scores.indices.filter { scores[$0] >= parameters.signatureMinHits }
+            .sorted { (scores[$0], -$0) > (scores[$1], -$1) }.prefix(parameters.signatureCandidates)
     }
 }

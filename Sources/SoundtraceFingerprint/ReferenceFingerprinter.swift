@@ -1,18 +1,28 @@
-/// Turns a whole reference recording (at the engine's rate) into its landmarks, as the catalog
-/// builder indexes them.
+/// What the catalog keeps of one reference recording: its landmarks, in the order they are found,
+/// the number of frames analysed, and one signature per frame.
+public struct ReferenceFingerprint: Sendable {
+    public let landmarks: [Landmark]
+    public let frames: Int
+    public let signatures: [UInt16]
+}
+
+/// Turns a whole reference recording (at the engine's rate) into its fingerprint, as the catalog
+/// builder indexes it.
 public enum ReferenceFingerprinter {
     public enum Failure: Error, Equatable {
         case wrongSampleRate(Int)
         case fftUnavailable
     }
 
-    /// Landmarks in the order they are found, and the number of frames analysed.
-    public static func landmarks(of audio: PCMAudio, parameters: EngineParameters) throws(Failure) -> (landmarks: [Landmark], frames: Int) {
+    public static func fingerprint(of audio: PCMAudio, parameters: EngineParameters) throws(Failure) -> ReferenceFingerprint {
         guard audio.sampleRate == parameters.sampleRate else { throw .wrongSampleRate(audio.sampleRate) }
         guard let spectrogram = Spectrogram(parameters: parameters) else { throw .fftUnavailable }
         let picker = PeakPicker(parameters: parameters, peaksPerBlock: parameters.referencePeaksPerBlock)
         let pairer = PeakPairer(minFrames: parameters.minPairFrames, maxFrames: parameters.maxPairFrames,
                                 maxBins: parameters.maxPairBins, fanOut: parameters.referenceFanOut)
+        let signer = SignatureExtractor(parameters: parameters)
+        var magnitudes = [UInt16](repeating: 0, count: SignatureExtractor.bitsPerFrame)
+        var signatures: [UInt16] = []
         var result: [Landmark] = []
         let onPeak: (Peak) -> Void = { peak in
             pairer.push(peak) { anchor, target in
@@ -21,8 +31,11 @@ public enum ReferenceFingerprinter {
                 result.append(Landmark(hash: hash, frame: max(0, roundedDivide(anchor.timeQ4, 16))))
             }
         }
-        spectrogram.push(audio.samples) { frame, row in picker.push(frame: frame, logPower: row, emit: onPeak) }
+        spectrogram.push(audio.samples) { frame, row in
+            signatures.append(signer.push(power: spectrogram.lastPower, magnitudes: &magnitudes))
+            picker.push(frame: frame, logPower: row, emit: onPeak)
+        }
         picker.finish(emit: onPeak)
-        return (result, spectrogram.framesProduced)
+        return ReferenceFingerprint(landmarks: result, frames: spectrogram.framesProduced, signatures: signatures)
     }
 }

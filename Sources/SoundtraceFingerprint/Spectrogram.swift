@@ -8,6 +8,8 @@ final class Spectrogram {
     @exclusivity(unchecked) private var frameInput: [Int32]
     @exclusivity(unchecked) private var power: [UInt64]
     private(set) var framesProduced = 0
+    /// The power spectrum of the frame most recently passed to `push`'s row callback.
+    var lastPower: [UInt64] { power }
 
     init?(parameters: EngineParameters) {
         guard let fft = FixedRealFFT(size: parameters.fftSize) else { return nil }

@@ -23,6 +23,16 @@ public struct Verdict: Sendable, Equatable {
     public let queryLandmarks: Int
     /// Audio frames heard so far.
     public let framesHeard: Int
+    /// When the landmark hits alone did not decide: the strongest signature check of a candidate
+    /// alignment (a match when it passed).
+    let signature: SignatureCheck?
+
+    /// Of that check (tuning and diagnosis): signature bits compared with any weight, their total
+    /// weight, the weight of those that disagreed, and the score in standard units.
+    public var signatureBits: Int? { signature?.bits }
+    public var signatureWeight: Int? { signature?.weight }
+    public var signatureWeightedErrors: Int? { signature?.weightedErrors }
+    public var signatureScore: Double? { signature.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
 
     public var isMatch: Bool { outcome == .match }
 }

@@ -46,7 +46,7 @@ struct CatalogBuildCommand {
         }
 
         var inputs: [CatalogBuilder.Input] = []
-        var results: [(landmarks: [Landmark], frames: Int)] = []
+        var results: [ReferenceFingerprint] = []
         let total = manifest.references.count
         for (i, reference) in manifest.references.enumerated() {
             let path = (manifest.folder as NSString).appendingPathComponent(reference.sourceFile)
@@ -60,7 +60,7 @@ struct CatalogBuildCommand {
                 }
                 let input = CatalogBuilder.Input(audio: reference, samples: loaded.audio, sourceSHA256: loaded.sourceSHA256)
                 console.progress("[\(i + 1)/\(total)] \(reference.id): fingerprinting \(Text.seconds(loaded.audio.durationSeconds)) s")
-                let result = try CatalogBuilder.landmarks(of: input, parameters: parameters)
+                let result = try CatalogBuilder.fingerprint(of: input, parameters: parameters)
                 inputs.append(input)
                 results.append(result)
             } catch {
@@ -71,7 +71,7 @@ struct CatalogBuildCommand {
         }
         console.endProgress()
         do {
-            let bytes = try CatalogBuilder.encode(version: manifest.version, inputs: inputs, landmarks: results, parameters: parameters)
+            let bytes = try CatalogBuilder.encode(version: manifest.version, inputs: inputs, fingerprints: results, parameters: parameters)
             try write(bytes, to: outPath)
             let catalog = try CatalogFile.decode(bytes, path: outPath, parameters: parameters)
             let seconds = inputs.reduce(0.0) { $0 + $1.samples.durationSeconds }

@@ -19,7 +19,9 @@ struct MatchCommand {
                         referenceId, title, creator, offsetSeconds, score (and error when failed)
       --explain         with --json, add the matcher's evidence for tuning and diagnosis:
                         candidateId and candidateOffsetSeconds (the best alignment, which for a
-                        noMatch is NOT a result), chanceLevel, queryPeaks, queryLandmarks
+                        noMatch is NOT a result), chanceLevel, queryPeaks, queryLandmarks,
+                        signatureBits and signatureScore (the signature check, when the
+                        landmark hits alone did not decide; null otherwise)
       --device PCM      listen on this ALSA capture device (e.g. default, plughw:1,0); JSON adds
                         device, sessionId, heardSeconds and, for failures, errorCode and error
       --seconds N       the listening window, 3–30 seconds of audio (default 10)
@@ -128,7 +130,9 @@ struct MatchCommand {
             pairs += [("candidateId", verdict.candidate.map { Text.json(catalog.references[$0].audio.id) } ?? "null"),
                       ("candidateOffsetSeconds", Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames))),
                       ("chanceLevel", Text.seconds(Double(verdict.chanceLevelQ8) / 256)),
-                      ("queryPeaks", String(verdict.queryPeaks)), ("queryLandmarks", String(verdict.queryLandmarks))]
+                      ("queryPeaks", String(verdict.queryPeaks)), ("queryLandmarks", String(verdict.queryLandmarks)),
+                      ("signatureBits", verdict.signatureBits.map(String.init) ?? "null"),
+                      ("signatureScore", verdict.signatureScore.map { Text.seconds($0) } ?? "null")]
         }
         return Text.jsonObject(pairs)
     }

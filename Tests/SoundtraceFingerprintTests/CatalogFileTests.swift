@@ -14,6 +14,9 @@ import SoundtraceTestSupport
         let again = try CatalogFile.decode(bytes, path: "x")
         #expect(again.references == catalog.references)
         #expect(again.index == catalog.index)
+        #expect(again.signatures == catalog.signatures)
+        #expect(again.signatures.count == catalog.totalFrames)
+        #expect(again.signatureStart == [0, catalog.references[0].durationFrames])
         #expect(again.manifest.version == 3)
         #expect(again.manifest.referenceIds == ["alpha-one", "beta-two"])
         #expect(again.manifest.hash.count == 64)
@@ -31,8 +34,9 @@ import SoundtraceTestSupport
         #expect(throws: CatalogError.notACatalog(path: "x")) { try CatalogFile.decode([], path: "x") }
         #expect(throws: CatalogError.notACatalog(path: "x")) { try CatalogFile.decode(Array("RIFF1234WAVEfmt ".utf8), path: "x") }
         var future = bytes
-        future[8] = 2
-        #expect(throws: CatalogError.unsupportedFormatVersion(path: "x", found: 2, supported: 1)) { try CatalogFile.decode(future, path: "x") }
+        future[8] = UInt8(CatalogFile.formatVersion + 1)
+        #expect(throws: CatalogError.unsupportedFormatVersion(path: "x", found: CatalogFile.formatVersion + 1,
+                                                             supported: CatalogFile.formatVersion)) { try CatalogFile.decode(future, path: "x") }
         #expect(throws: CatalogError.truncated(path: "x", section: "content hash")) { try CatalogFile.decode(Array(bytes.dropLast(5)), path: "x") }
         #expect(throws: CatalogError.truncated(path: "x", section: "header")) { try CatalogFile.decode(Array(bytes.prefix(10)), path: "x") }
         var flipped = bytes
@@ -65,16 +69,37 @@ import SoundtraceTestSupport
         }
     }
 
-    @Test func aConsistentlyRehashedButInvalidIndexIsStillRefused() throws {
-        // Damage the index and fix up the content hash, as a buggy writer might: validation must catch it.
-        var bytes = Self.built.1
+    /// Where the content hash section starts, and the signatures section before it.
+    static var hashStart: Int { built.1.count - 40 }
+    static var signaturesStart: Int { hashStart - 8 - 2 * built.0.totalFrames }
+
+    /// Fixes up the content hash after damaging `bytes`, as a buggy writer might.
+    static func rehashed(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
         let hashStart = bytes.count - 40
+        bytes.replaceSubrange((hashStart + 8)..<bytes.count, with: SHA256.digest(bytes[0..<hashStart]))
+        return bytes
+    }
+
+    @Test func aConsistentlyRehashedButInvalidIndexIsStillRefused() throws {
+        var bytes = Self.built.1
         // The directory's last element (the entry count it covers) sits just before the entries.
-        let directoryEnd = hashStart - 4 * Self.built.0.index.entries.count - 4
+        let directoryEnd = Self.signaturesStart - 4 * Self.built.0.index.entries.count - 4
         bytes[directoryEnd] &+= 1
-        let digest = SHA256.digest(bytes[0..<hashStart])
-        bytes.replaceSubrange((hashStart + 8)..<bytes.count, with: digest)
-        #expect(throws: CatalogError.self) { try CatalogFile.decode(bytes, path: "x") }
+        #expect(throws: CatalogError.self) { try CatalogFile.decode(Self.rehashed(bytes), path: "x") }
+    }
+
+    @Test func signaturesThatDoNotCoverEveryFrameAreRefused() throws {
+        let bytes = Self.built.1
+        let start = Self.signaturesStart
+        // Drop the last signature and shorten the section's length to match.
+        var short = Array(bytes[..<(Self.hashStart - 2)]) + Array(bytes[Self.hashStart...])
+        let length = UInt32(2 * Self.built.0.totalFrames - 2)
+        for i in 0..<4 { short[start + 4 + i] = UInt8((length >> (8 * UInt32(i))) & 0xFF) }
+        let frames = Self.built.0.totalFrames
+        #expect(throws: CatalogError.damaged(path: "x", detail: "signatures section holds \(2 * frames - 2) bytes, not 2 for each of the references' \(frames) frames")) {
+            try CatalogFile.decode(Self.rehashed(short), path: "x")
+        }
     }
 
     @Test func missingFileSaysHowToBuildOne() {

@@ -59,3 +59,36 @@ import SoundtraceTestSupport
         #expect(SHA256.hex(hasher.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }
+
+@Suite struct SignatureMathTests {
+    @Test func integerSquareRootIsTheFloor() {
+        for n in [0, 1, 2, 3, 4, 15, 16, 17, 99, 100, 101, 1 << 40, (1 << 40) - 1] {
+            let r = integerSquareRoot(n)
+            #expect(r * r <= n && (r + 1) * (r + 1) > n)
+        }
+    }
+
+    @Test func signatureBitsFollowTheBandMotion() {
+        // A tone that moves up from band 3 to band 4 makes the difference of bands 3 and 4 fall:
+        // bit 3 clear; silence elsewhere leaves every other difference unchanged: bits clear.
+        let p = EngineParameters()
+        let extractor = SignatureExtractor(parameters: p)
+        var magnitudes = [UInt16](repeating: 0, count: SignatureExtractor.bitsPerFrame)
+        let bins = p.fftSize / 2 + 1
+        func frame(toneBin: Int) -> [UInt64] {
+            var power = [UInt64](repeating: 1 << 20, count: bins)
+            power[toneBin] = 1 << 40
+            return power
+        }
+        let low = (p.signatureBandEdges[3] + p.signatureBandEdges[4]) / 2
+        let high = (p.signatureBandEdges[4] + p.signatureBandEdges[5]) / 2
+        var last: UInt16 = 0
+        for _ in 0..<20 { last = extractor.push(power: frame(toneBin: low), magnitudes: &magnitudes) }
+        #expect(last == 0)
+        let moved = extractor.push(power: frame(toneBin: high), magnitudes: &magnitudes)
+        #expect(moved & (1 << 3) == 0)
+        #expect(moved & (1 << 4) != 0)  // band 4 grew against band 5
+        #expect(magnitudes[3] > 0 && magnitudes[4] > 0)
+        #expect(magnitudes[10] == 0)
+    }
+}

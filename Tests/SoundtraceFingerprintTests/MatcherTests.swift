@@ -35,6 +35,47 @@ import SoundtraceTestSupport
         #expect(abs(Self.catalog.parameters.seconds(forFrames: verdict.offsetFrames) - 12) <= 0.032)
     }
 
+    @Test func weakLandmarkEvidenceIsConfirmedBySignatures() throws {
+        // So much noise that too few landmarks survive to decide on their own.
+        let clean = TestAudio.excerpt(Self.references[1].audio, from: 11 * Self.rate, count: 5 * Self.rate)
+        let query = TestAudio.addNoise(clean, snrDB: -12, seed: 5)
+        var landmarksOnly = EngineParameters()
+        landmarksOnly.signatureCandidates = 0
+        let bare = try TestAudio.catalog(Self.references, parameters: landmarksOnly).0
+        #expect(try TestAudio.match(query, bare).outcome == .noMatch)
+
+        // Interim verdicts rely on landmark hits alone; the final one checks signatures.
+        let matcher = try QueryMatcher(catalog: Self.catalog)
+        matcher.push(query.samples)
+        #expect(matcher.verdict().outcome == .noMatch && matcher.verdict().signatureBits == nil)
+        matcher.finish()
+        let verdict = matcher.verdict()
+        #expect(verdict.isMatch && verdict.candidate == 1)
+        #expect(verdict.score < Self.catalog.parameters.minAlignedHits)
+        #expect(abs(Self.catalog.parameters.seconds(forFrames: verdict.offsetFrames) - 11) <= 0.05)
+        let bits = try #require(verdict.signatureBits)
+        let score = try #require(verdict.signatureScore)
+        #expect(bits >= Self.catalog.parameters.signatureMinReliableBits)
+        #expect(score * 4096 >= Double(Self.catalog.parameters.signatureMinScoreQ12))
+    }
+
+    @Test(arguments: [(11, -3.0), (12, -6.0), (13, 100.0)] as [(UInt64, Double)])
+    func unrelatedMusicFailsTheSignatureCheck(seed: UInt64, snr: Double) throws {
+        let query = TestAudio.addNoise(TestAudio.music(seed: seed, seconds: 10), snrDB: snr, seed: 9)
+        let verdict = try TestAudio.match(query, Self.catalog)
+        #expect(verdict.outcome == .noMatch)
+        // The check did run, and unrelated music stays well below the score a match needs.
+        let score = try #require(verdict.signatureScore)
+        #expect(score * 4096 < Double(Self.catalog.parameters.signatureMinScoreQ12) - 4096)
+    }
+
+    @Test func signaturesAreNotCheckedBeforeEnoughAudio() throws {
+        let clean = TestAudio.excerpt(Self.references[1].audio, from: 11 * Self.rate, count: 2 * Self.rate)
+        let verdict = try TestAudio.match(TestAudio.addNoise(clean, snrDB: -12, seed: 5), Self.catalog)
+        #expect(verdict.outcome == .noMatch)
+        #expect((verdict.signatureBits ?? 0) < Self.catalog.parameters.signatureMinReliableBits)
+    }
+
     @Test(arguments: [-2, -1, 1, 2])
     func toleratesPlaybackSpeedChanges(percent: Int) throws {
         // Claiming the audio was recorded at a different rate and converting it back changes its speed.

@@ -165,8 +165,8 @@ public enum TestAudio {
                                       sourceFile: "\(item.id).wav", metadata: [.init(key: "kind", value: "synthetic")]),
                 samples: item.audio, sourceSHA256: SHA256.digest(int16Bytes(item.audio.samples)))
         }
-        let landmarks = try inputs.map { try CatalogBuilder.landmarks(of: $0, parameters: parameters) }
-        let bytes = try CatalogBuilder.encode(version: 3, inputs: inputs, landmarks: landmarks, parameters: parameters)
+        let fingerprints = try inputs.map { try CatalogBuilder.fingerprint(of: $0, parameters: parameters) }
+        let bytes = try CatalogBuilder.encode(version: 3, inputs: inputs, fingerprints: fingerprints, parameters: parameters)
         return (try CatalogFile.decode(bytes, path: "memory.catalog", parameters: parameters), bytes)
     }
 

@@ -498,7 +498,7 @@ def run_match(binary: Path, catalog: Path, queries: list[dict], batch_size: int,
 
     def one(batch: list[str]) -> tuple[float, list[str]]:
         t0 = time.perf_counter()
-        r = subprocess.run([str(binary), "match", "--catalog", str(catalog), "--json", *batch],
+        r = subprocess.run([str(binary), "match", "--catalog", str(catalog), "--json", "--explain", *batch],
                            capture_output=True, text=True)
         wall = time.perf_counter() - t0
         notes = []
@@ -734,6 +734,17 @@ def score_section(judged: list[dict]) -> list[str]:
                      key=lambda j: -j["score"])[:3]
         items = ", ".join(f"{Path(j['file']).stem} ({fmt_score(j['score'])}, {j['raw'].get('outcome')})" for j in neg)
         lines.append(f"- {half}: {items or '–'}")
+    lines += ["", "Signature checks (run when the landmark hits alone do not decide; a match needs a signature "
+              "score of at least the engine's minimum, 3.0 by default): the highest score of any negative, and "
+              "the correct answers the check decided.", "",
+              "| half | negatives checked | highest negative signature score | correct positives decided by the signature check |",
+              "|---|---:|---:|---:|"]
+    for half in HALVES:
+        sig = [j["raw"].get("signatureScore") for j in judged if j["kind"] == "negative" and j["half"] == half]
+        sig = [v for v in sig if v is not None]
+        decided = sum(1 for j in judged if j["kind"] == "positive" and j["half"] == half and j["verdict"] == "correct"
+                      and j["raw"].get("signatureScore") is not None)
+        lines.append(f"| {half} | {len(sig)} | {max(sig):.2f} | {decided} |" if sig else f"| {half} | 0 | – | {decided} |")
     return lines
 
 

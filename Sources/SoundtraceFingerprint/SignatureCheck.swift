@@ -1,0 +1,80 @@
+/// Checks one landmark alignment (reference, offset, speed) by comparing the query's signature
+/// bits, weighted by how reliable each is, with the reference's frames there. Unrelated music
+/// disagrees on about half of them; the check passes when the weighted disagreements fall far
+/// enough below that to rule out chance.
+struct SignatureCheck: Equatable {
+    let reference: Int
+    let offsetFrames: Int
+    let speedStep: Int
+    /// Bits compared with any weight, and the weighted disagreements and total weight.
+    let bits: Int
+    let weightedErrors: Int
+    let weight: Int
+    /// Standard scores below the null rate, in 1/4096: sum of w * (null - disagreement) / sqrt(sum of w²).
+    let scoreQ12: Int
+
+    func passes(_ parameters: EngineParameters) -> Bool {
+        bits >= parameters.signatureMinReliableBits && scoreQ12 >= parameters.signatureMinScoreQ12
+    }
+
+    /// The best of the alignments `offsetFrames ± signatureShiftFrames` at speed `speedStep`.
+    static func best(query: QuerySignatures.Reliable, catalog: Catalog, reference: Int,
+                     offsetFrames: Int, speedStep: Int) -> SignatureCheck? {
+        let p = catalog.parameters
+        var best: SignatureCheck? = nil
+        for shift in -p.signatureShiftFrames...p.signatureShiftFrames {
+            let check = compare(query: query, catalog: catalog, reference: reference, offsetFrames: offsetFrames + shift,
+                                speedStep: speedStep)
+            if check.scoreQ12 > best?.scoreQ12 ?? Int.min { best = check }
+        }
+        return best
+    }
+
+    private static func compare(query: QuerySignatures.Reliable, catalog: Catalog, reference: Int,
+                                offsetFrames: Int, speedStep: Int) -> SignatureCheck {
+        let p = catalog.parameters
+        let d = p.speedDenominator
+        let n = d + speedStep
+        let start = catalog.signatureStart[reference]
+        let length = catalog.references[reference].durationFrames
+        var bits = 0
+        var weightedErrors = 0
+        var weight = 0
+        var weightSquares = 0
+        let levels = query.levels
+        query.masks.withUnsafeBufferPointer { masks in
+            catalog.signatures.withUnsafeBufferPointer { signatures in
+                var frame = query.firstFrame
+                while frame < query.bits.count {
+                    let referenceFrame = offsetFrames + roundedDivide(frame * n, d)
+                    if referenceFrame >= 0 && referenceFrame < length {
+                        let disagreements = query.bits[frame] ^ signatures[start + referenceFrame]
+                        for level in 0..<levels {
+                            weightedErrors += (disagreements & masks[frame * levels + level]).nonzeroBitCount
+                        }
+                        bits += query.frameBits[frame]
+                        weight += query.frameWeight[frame]
+                        weightSquares += query.frameWeightSquares[frame]
+                    }
+                    frame += 1
+                }
+            }
+        }
+        let surplusQ12 = p.signatureNullRateQ12 * weight - 4096 * weightedErrors
+        let scoreQ12 = weightSquares > 0 ? surplusQ12 * 64 / max(1, integerSquareRoot(weightSquares * 4096)) : Int.min
+        return SignatureCheck(reference: reference, offsetFrames: offsetFrames, speedStep: speedStep, bits: bits,
+                              weightedErrors: weightedErrors, weight: weight, scoreQ12: scoreQ12)
+    }
+}
+
+/// floor(sqrt(n)) for n >= 0, by Newton's method on integers.
+func integerSquareRoot(_ n: Int) -> Int {
+    guard n > 1 else { return max(0, n) }
+    var x = n
+    var y = (x + 1) / 2
+    while y < x {
+        x = y
+        y = (x + n / x) / 2
+    }
+    return x
+}
