@@ -3,6 +3,14 @@
 #include "include/CKissFFT.h"
 // SwiftPM defines DEBUG=1 for debug builds; KissFFT uses DEBUG as a log-level name.
 #undef DEBUG
+// soundtrace_fftr_alloc below overwrites every twiddle KissFFT computes, so KissFFT's own
+// computation through libm's cos and sin is wasted work; worse, it faults in about 200 KiB of
+// libm's tables, which then stay resident in the daemon after its first session (measured in
+// bench/daemon). Its guts header is included first (it has an include guard) so that its
+// twiddle macro can be replaced by one that only zeroes the entry.
+#include "vendor/_kiss_fft_guts.h"
+#undef kf_cexp
+#define kf_cexp(x, phase) do { (void)(phase); (x)->r = 0; (x)->i = 0; } while (0)
 #include "vendor/kiss_fft.c"
 #include "vendor/kiss_fftr.c"
 
