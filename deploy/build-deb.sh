@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Debian package `soundtrace` for this machine's architecture with dpkg-deb:
-#   1. builds soundtraced and soundtrace in release mode with the Swift standard library linked in
-#      (a separate scratch folder, .build/deb, so the everyday .build/release is left alone);
+#   1. builds soundtraced and soundtrace the deployed way, scripts/swift-build-static.sh: release mode
+#      with the Swift standard library and GCC's C++ runtime linked in (a separate scratch folder,
+#      .build/deb, so the everyday .build/release is left alone);
 #   2. stages them with deploy/install.sh (one list of installed files for both ways of installing);
 #   3. computes Depends with dpkg-shlibdeps and checks it against the libraries the binaries load;
 #   4. writes control, conffiles, md5sums and the maintainer scripts, and runs dpkg-deb.
@@ -26,7 +27,7 @@ Usage: $program [--bin-dir DIR] [--out DIR]
 
 Builds soundtrace_VERSION_ARCH.deb from freshly built binaries.
   --bin-dir DIR   package the soundtraced and soundtrace already built in DIR instead of building
-                  (they must be built with -Xswiftc -static-stdlib)
+                  (they must be built with scripts/swift-build-static.sh)
   --out DIR       where the .deb goes (default: .build/debian)
 The path of the built package is printed on standard output.
 EOF
@@ -51,9 +52,9 @@ if [ -z "$bin_dir" ]; then
     command -v swift >/dev/null || die "swift is not on PATH (export PATH=/opt/swift/usr/bin:\$PATH)"
     scratch="$root/.build/deb"
     for product in soundtraced soundtrace; do
-        note "building $product (release, static Swift standard library)"
+        note "building $product (release, static Swift standard library and C++ runtime)"
         # A product that does not exist yet is reported by SwiftPM; say what that means here.
-        if ! (cd "$root" && swift build -c release -Xswiftc -static-stdlib --scratch-path "$scratch" --product "$product" >&2); then
+        if ! "$root/scripts/swift-build-static.sh" --scratch-path "$scratch" --product "$product" >&2; then
             die "building '$product' failed (see above); a package needs both soundtraced and soundtrace"
         fi
     done
@@ -61,12 +62,16 @@ if [ -z "$bin_dir" ]; then
 fi
 for binary in soundtraced soundtrace; do
     [ -x "$bin_dir/$binary" ] || die "no built '$binary' in $bin_dir: a package needs both soundtraced and soundtrace
-  build it with: swift build -c release -Xswiftc -static-stdlib --product $binary"
+  build it with: scripts/swift-build-static.sh --product $binary"
 done
 for binary in soundtraced soundtrace; do
     swift_libs=$(objdump -p "$bin_dir/$binary" | awk '$1 == "NEEDED" && $2 ~ /^lib(swift|Foundation|dispatch|BlocksRuntime|_Foundation)/ { print $2 }' | tr '\n' ' ')
     [ -z "$swift_libs" ] || die "$bin_dir/$binary loads the Swift runtime from shared libraries ($swift_libs), which the box does not have
-  rebuild it with: swift build -c release -Xswiftc -static-stdlib --product $binary"
+  rebuild it with: scripts/swift-build-static.sh --product $binary"
+    # Loading libstdc++.so costs the daemon ~0.8 MiB of its 10 MB budget (docs/BENCHMARKS.md).
+    cxx_libs=$(objdump -p "$bin_dir/$binary" | awk '$1 == "NEEDED" && $2 ~ /^lib(stdc\+\+|gcc_s)\./ { print $2 }' | tr '\n' ' ')
+    [ -z "$cxx_libs" ] || die "$bin_dir/$binary loads GCC's C++ runtime from shared libraries ($cxx_libs), not the deployed build
+  rebuild it with: scripts/swift-build-static.sh --product $binary"
 done
 
 # One version, from the binaries themselves: `--version` prints "NAME VERSION [more]".

@@ -5,9 +5,10 @@
 #   deploy/install.sh [--bin-dir DIR] [--enable]        install into / (as root)
 #   DESTDIR=/tmp/stage deploy/install.sh                 staged install (no root needed, nothing run)
 #
-# Build the binaries first (static Swift standard library, so the box needs no Swift runtime):
-#   swift build -c release -Xswiftc -static-stdlib --product soundtraced
-#   swift build -c release -Xswiftc -static-stdlib --product soundtrace
+# Build the binaries first, the deployed way (Swift standard library and GCC's C++ runtime linked in,
+# so the box needs no Swift runtime and the daemon does not load libstdc++.so):
+#   scripts/swift-build-static.sh --product soundtraced
+#   scripts/swift-build-static.sh --product soundtrace
 # Running it again is harmless: files are replaced with the same content, the configuration is kept.
 set -euo pipefail
 
@@ -59,7 +60,7 @@ fi
 # Check every input before changing anything, so a failed run leaves nothing half-installed.
 for binary in soundtraced soundtrace; do
     [ -x "$bin_dir/$binary" ] || die "no built '$binary' in $bin_dir
-  build it first: swift build -c release -Xswiftc -static-stdlib --product $binary
+  build it first: scripts/swift-build-static.sh --product $binary
   (or point --bin-dir at the folder that holds it)"
 done
 for input in deploy/soundtraced.service deploy/sysusers.d/soundtrace.conf deploy/soundtraced.conf \

@@ -6,8 +6,8 @@
 # protocol, then the sound card unbound mid-session and a hold for calm mode.
 # Exit status: the guest's (the number of failed CHECKs), 124/125 for a hung or crashed guest.
 #
-# SOUNDTRACED_VM_BIN=PATH uses that binary instead of building one (it should be built with
-# -static-stdlib: the dynamic Swift libraries would add 85 MB to the initramfs).
+# SOUNDTRACED_VM_BIN=PATH uses that binary instead of building one (it should be the deployed build,
+# scripts/swift-build-static.sh: the dynamic Swift libraries would add 85 MB to the initramfs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,8 +24,8 @@ if [ -z "$bin" ]; then
   swift_path=${SWIFT_BIN_DIR:-/opt/swift/usr/bin}
   [ -d "$swift_path" ] && PATH=$swift_path:$PATH
   command -v swift >/dev/null || die "swift is not on PATH (or set SOUNDTRACED_VM_BIN)"
-  say "building a static soundtraced in $scratch"
-  (cd "$repo_root" && swift build -c release --product soundtraced -Xswiftc -static-stdlib --scratch-path "$scratch" >&2) \
+  say "building the deployed soundtraced (scripts/swift-build-static.sh) in $scratch"
+  "$repo_root/scripts/swift-build-static.sh" --product soundtraced --scratch-path "$scratch" >&2 \
     || die "swift build of soundtraced failed"
   bin=$scratch/release/soundtraced
 fi
@@ -52,7 +52,7 @@ bind = 127.0.0.1
 port = 6680
 EOF
 
-# -b copies the binary with its C libraries (ALSA, SQLite, libstdc++), to a fixed guest path: its
+# -b copies the binary with its C libraries (ALSA, SQLite, glibc), to a fixed guest path: its
 # host path may be under /tmp, which the guest's /init mounts a tmpfs over.
 "$vm_dir/mkinitramfs.sh" -o "$work/daemon-board.cpio" -m snd-aloop:pcm_substreams=1 -m gpio-sim \
   -b "$bin=/usr/bin/soundtraced" -p "$work/payload" -c 'sh /payload/daemon-board-guest.sh'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # soundtraced's resources — memory idle and while listening, wakeups while idle, start→ready,
 # listen→capture — for the dynamically linked release build and the deployed one
-# (-static-stdlib, built in its own scratch path so .build is not clobbered), plus do-nothing
+# (scripts/swift-build-static.sh: the Swift standard library and libstdc++ linked in; built in its
+# own scratch path so .build is not clobbered), plus do-nothing
 # baseline programs. Prints Markdown tables (docs/BENCHMARKS.md records them). Takes ~5 minutes
 # (two 60 s idle windows); --quick shortens the idle windows to 5 s and the repetitions, for trying.
 #
@@ -15,8 +16,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 export PATH=/opt/swift/usr/bin:$PATH
-static_scratch=/tmp/st-static-build
-base_dir=/tmp/soundtrace-bench-daemon-baselines
+# SOUNDTRACE_BENCH_STATIC_SCRATCH: another scratch path for the deployed build (e.g. a second checkout).
+static_scratch=${SOUNDTRACE_BENCH_STATIC_SCRATCH:-/tmp/st-static-build}
+base_dir=$static_scratch/bench-baselines
 build=1
 extra=()
 idle=60 runs=30 sessions=30
@@ -44,17 +46,19 @@ fi
 
 cd "$repo"
 if [ "$build" = 1 ]; then
-  echo "building soundtraced (dynamic, then -static-stdlib in $static_scratch)…" >&2
+  echo "building soundtraced (dynamic, then the deployed build in $static_scratch)…" >&2
   swift build -c release --product soundtraced >&2
-  swift build -c release --product soundtraced -Xswiftc -static-stdlib --scratch-path "$static_scratch" >&2
+  "$repo/scripts/swift-build-static.sh" --product soundtraced --scratch-path "$static_scratch" >&2
 fi
 for binary in "$static_scratch/release/soundtraced" .build/release/soundtraced; do
   [ -x "$binary" ] || { echo "no $binary: run without --no-build" >&2; exit 1; }
 done
-# Do-nothing baselines (seconds to build).
+# Do-nothing baselines (seconds to build), the static ones linked like the deployed build.
+cxx_dir="$static_scratch/static-libstdc++"
+[ -e "$cxx_dir/libstdc++.a" ] || { echo "no $cxx_dir (made by scripts/swift-build-static.sh): run without --no-build" >&2; exit 1; }
 mkdir -p "$base_dir"
 for linking in static dynamic; do
-  flag=; [ "$linking" = static ] && flag=-static-stdlib
+  flag=; [ "$linking" = static ] && flag="-static-stdlib -Xlinker -L$cxx_dir -Xclang-linker -static-libgcc"
   if [ "$build" = 1 ] || [ ! -x "$base_dir/glibc-$linking" ]; then
     swiftc -O $flag "$here/baseline.swift" -o "$base_dir/glibc-$linking"
     swiftc -O $flag -DWITH_C_LIBRARIES "$here/baseline.swift" -o "$base_dir/glibc-sqlite-alsa-$linking" -lsqlite3 -lasound
@@ -64,8 +68,8 @@ done
 python3 "$here/daemon.py" --repo "$repo" \
   --binary "static=$static_scratch/release/soundtraced" \
   --binary "dynamic=$repo/.build/release/soundtraced" \
-  --baseline "Swift, Glibc only, -static-stdlib=$base_dir/glibc-static" \
-  --baseline "Swift, Glibc + SQLite + ALSA, -static-stdlib=$base_dir/glibc-sqlite-alsa-static" \
+  --baseline "Swift, Glibc only, static stdlib + libstdc++=$base_dir/glibc-static" \
+  --baseline "Swift, Glibc + SQLite + ALSA, static stdlib + libstdc++=$base_dir/glibc-sqlite-alsa-static" \
   --baseline "Swift, Glibc only, dynamic=$base_dir/glibc-dynamic" \
   --baseline "Swift, Glibc + SQLite + ALSA, dynamic=$base_dir/glibc-sqlite-alsa-dynamic" \
   --idle-seconds "$idle" --runs "$runs" --sessions "$sessions" "${extra[@]}"
