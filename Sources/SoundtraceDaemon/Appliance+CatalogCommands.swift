@@ -66,8 +66,8 @@ extension Appliance {
             "Press the button (or run `soundtrace listen`) while a recording plays; it listens up to \(environment.settings.windowMilliseconds / 1000) s.",
             "It only knows the recordings above: anything else is an honest \"no match\".",
             "To add recordings you may use: put the WAV file next to catalog/manifest.json, add an entry (id, title, creator, license, sourceFile),",
-            "run `soundtrace catalog build` and `soundtrace catalog verify`, copy catalog/soundtrace.catalog to \(catalogSlot.path),",
-            "then `systemctl reload soundtraced` (history and favorites are kept).",
+            "run `soundtrace catalog build` and `soundtrace catalog verify`, put it in place with `install -m 0644 catalog/soundtrace.catalog \(catalogSlot.path)`",
+            "(which replaces the file; never rewrite it in place), then `systemctl reload soundtraced` (history and favorites are kept).",
         ]
         return .reply(lines.map { ("line", $0) })
     }

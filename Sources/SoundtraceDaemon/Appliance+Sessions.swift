@@ -13,6 +13,13 @@ extension Appliance {
         }
         if let token = engine.listeningToken { return refusedBusy(token) }
         guard !shuttingDown else { return .failure(ProtocolError(.unavailable, command: "listen", "soundtraced is shutting down")) }
+        // The catalog's index is read from its mapped file: one fstat tells whether it was rewritten.
+        if let rewritten = catalogSlot.rewrittenInPlace() {
+            catalogSlot = rewritten
+            catalogWarning = nil
+            DaemonLog.error(rewritten.problem ?? "")
+            changedLocked(.catalog)
+        }
         guard let catalog = catalogSlot.catalog else {
             return .failure(ProtocolError(.unavailable, command: "listen", "no usable catalog: \(catalogSlot.problem ?? "none loaded")"))
         }

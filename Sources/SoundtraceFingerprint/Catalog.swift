@@ -9,9 +9,11 @@ public final class Catalog: Sendable {
     let signatures: [UInt16]
     /// Where each reference's signatures start in `signatures`.
     let signatureStart: [Int]
+    /// The mapped file the index reads, for a catalog loaded from a file.
+    private let file: FileMapping?
 
     init(parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex,
-         signatures: [UInt16]) {
+         signatures: [UInt16], file: FileMapping? = nil) {
         self.parameters = parameters
         self.manifest = manifest
         self.references = references
@@ -24,7 +26,12 @@ public final class Catalog: Sendable {
             position += reference.durationFrames
         }
         signatureStart = start
+        self.file = file
     }
+
+    /// Whether the catalog's file was rewritten in place after loading (see `CatalogFile.load`):
+    /// its index then no longer says what was validated, and the catalog must not be used.
+    public var fileChangedSinceLoading: Bool { file?.changedSinceMapping ?? false }
 
     /// The reference with this id, if the catalog holds it.
     public func reference(id: String) -> CatalogReference? {

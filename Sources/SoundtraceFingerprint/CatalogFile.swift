@@ -84,10 +84,12 @@ public enum CatalogFile {
     // MARK: Reading
 
     /// Loads and validates a catalog file; any problem is a specific `CatalogError`, never a crash.
+    /// The file is mapped, not read: the catalog's index keeps using the file's pages, so the file
+    /// must be replaced by renaming a new one over it, never rewritten in place (docs/CATALOG.md).
     public static func load(path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError) -> Catalog {
-        let bytes: [UInt8]
+        let mapping: FileMapping
         do {
-            bytes = try FileBytes.read(path: path, limit: maximumBytes)
+            mapping = try FileMapping(path: path, limit: maximumBytes)
         } catch {
             switch error {
             case let .system(code, reason):
@@ -96,21 +98,33 @@ public enum CatalogFile {
             case let .tooLarge(size): throw .tooLarge(path: path, bytes: size, limit: maximumBytes)
             }
         }
-        return try decode(bytes, path: path, parameters: parameters)
+        return try decode(mapping.bytes, owner: mapping, path: path, parameters: parameters)
     }
 
+    /// Decodes and validates a catalog held in memory (the index gets its own copy of the bytes).
     public static func decode(_ bytes: [UInt8], path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError) -> Catalog {
-        guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else {
+        let copy = bytes.withUnsafeBytes { HeapBytes(copying: $0) }
+        return try decode(UnsafeRawBufferPointer(copy.bytes), owner: copy, path: path, parameters: parameters)
+    }
+
+    /// Decodes `bytes`, which stay valid as long as `owner` lives; the index keeps reading them.
+    private static func decode(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, path: String,
+                               parameters: EngineParameters) throws(CatalogError) -> Catalog {
+        guard bytes.count >= magic.count, bytes[0..<magic.count].elementsEqual(magic) else {
             throw .notACatalog(path: path)
         }
-        var reader = ByteReader(bytes, position: magic.count)
-        guard let version = try? reader.u32() else { throw .truncated(path: path, section: "header") }
+        func u32(at offset: Int) -> UInt32? {
+            guard offset >= 0, offset <= bytes.count - 4 else { return nil }
+            return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        }
+        guard let version = u32(at: magic.count) else { throw .truncated(path: path, section: "header") }
         guard version == formatVersion else {
             throw .unsupportedFormatVersion(path: path, found: version, supported: formatVersion)
         }
 
         // Walk the sections first, so that a short file is reported as truncated, not as corrupt.
-        var sections: [UInt32: [UInt8]] = [:]
+        var sections: [UInt32: Range<Int>] = [:]
+        var position = magic.count + 4
         var hashStart = 0
         var storedDigest: [UInt8]? = nil
         let names: [UInt32: String] = [parametersTag: "parameters section", referencesTag: "references section",
@@ -118,31 +132,38 @@ public enum CatalogFile {
                                        hashTag: "content hash"]
         for expected in [parametersTag, referencesTag, indexTag, signaturesTag, hashTag] {
             let name = names[expected] ?? "file"
-            let start = reader.position
-            guard let tag = try? reader.u32(), let length = try? reader.u32() else {
+            let start = position
+            guard let tag = u32(at: start), let length = u32(at: start + 4) else {
                 throw .truncated(path: path, section: name)
             }
             guard tag == expected else {
                 throw .damaged(path: path, detail: "expected the \(name) at byte \(start)")
             }
-            guard let body = try? reader.bytes(Int(length)) else { throw .truncated(path: path, section: name) }
+            let body = (start + 8)..<(start + 8 + Int(length))
+            guard body.upperBound <= bytes.count else { throw .truncated(path: path, section: name) }
             if tag == hashTag {
                 hashStart = start
-                storedDigest = Array(body)
+                storedDigest = Array(bytes[body])
             } else {
-                sections[tag] = Array(body)
+                sections[tag] = body
             }
+            position = body.upperBound
         }
-        guard reader.remaining == 0 else {
-            throw .damaged(path: path, detail: "\(reader.remaining) unexpected bytes after the content hash")
+        guard position == bytes.count else {
+            throw .damaged(path: path, detail: "\(bytes.count - position) unexpected bytes after the content hash")
         }
-        guard let storedDigest, storedDigest == SHA256.digest(bytes[0..<hashStart]) else {
+        guard let storedDigest, storedDigest == SHA256.digest(UnsafeRawBufferPointer(rebasing: bytes[0..<hashStart])) else {
             throw .contentHashMismatch(path: path)
         }
 
-        try checkParameters(sections[parametersTag] ?? [], path: path, parameters: parameters)
-        let (catalogVersion, references) = try decodeReferences(sections[referencesTag] ?? [], path: path)
-        let index = try decodeIndex(sections[indexTag] ?? [], path: path)
+        // The parameters and references are copied out to be parsed, and the frame signatures into
+        // the array the matcher reads (2 bytes a frame); the index, the bulk, is read where it lies.
+        func section(_ tag: UInt32) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: bytes[sections[tag] ?? 0..<0])
+        }
+        try checkParameters(Array(section(parametersTag)), path: path, parameters: parameters)
+        let (catalogVersion, references) = try decodeReferences(Array(section(referencesTag)), path: path)
+        let index = try decodeIndex(section(indexTag), owner: owner, path: path)
         do {
             try index.validate(referenceCount: references.count)
         } catch {
@@ -152,11 +173,12 @@ public enum CatalogFile {
         guard index.hashBits == parameters.hashBits, index.directoryBits == parameters.directoryBits else {
             throw .damaged(path: path, detail: "index layout differs from its parameters")
         }
-        let signatures = try decodeSignatures(sections[signaturesTag] ?? [], frames: references.reduce(0) { $0 + $1.durationFrames },
+        let signatures = try decodeSignatures(Array(section(signaturesTag)), frames: references.reduce(0) { $0 + $1.durationFrames },
                                               path: path)
         let manifest = CatalogManifest(version: catalogVersion, referenceIds: references.map(\.audio.id),
                                        hash: SHA256.hex(storedDigest))
-        return Catalog(parameters: parameters, manifest: manifest, references: references, index: index, signatures: signatures)
+        return Catalog(parameters: parameters, manifest: manifest, references: references, index: index,
+                       signatures: signatures, file: owner as? FileMapping)
     }
 
     private static func checkParameters(_ body: [UInt8], path: String, parameters: EngineParameters) throws(CatalogError) {
@@ -234,30 +256,25 @@ public enum CatalogFile {
         return signatures
     }
 
-    private static func decodeIndex(_ body: [UInt8], path: String) throws(CatalogError) -> CatalogIndex {
-        var r = ByteReader(body)
-        do {
-            let hashBits = Int(try r.u8())
-            let directoryBits = Int(try r.u8())
-            let referenceBits = Int(try r.u8())
-            let frameBits = Int(try r.u8())
-            let count = Int(try r.u32())
-            guard directoryBits >= 1, directoryBits <= 24 else { throw CatalogError.damaged(path: path, detail: "index directory of \(directoryBits) bits") }
-            let directorySize = (1 << directoryBits) + 1
-            guard r.remaining == 4 * (directorySize + count) else {
-                throw CatalogError.damaged(path: path, detail: "index section size does not match its counts")
-            }
-            var directory = [UInt32](repeating: 0, count: directorySize)
-            for i in 0..<directorySize { directory[i] = try r.u32() }
-            var entries = [UInt32](repeating: 0, count: count)
-            for i in 0..<count { entries[i] = try r.u32() }
-            return CatalogIndex(hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
-                                frameBits: frameBits, directory: directory, entries: entries)
-        } catch let error as CatalogError {
-            throw error
-        } catch {
-            throw .damaged(path: path, detail: "index section ends early")
+    /// The index header, then its directory and entries as words that stay in `body`'s memory.
+    private static func decodeIndex(_ body: UnsafeRawBufferPointer, owner: AnyObject, path: String) throws(CatalogError) -> CatalogIndex {
+        let header = 8
+        guard body.count >= header else { throw .damaged(path: path, detail: "index section ends early") }
+        let hashBits = Int(body[0])
+        let directoryBits = Int(body[1])
+        let referenceBits = Int(body[2])
+        let frameBits = Int(body[3])
+        let count = Int(UInt32(littleEndian: body.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        guard directoryBits >= 1, directoryBits <= 24 else { throw .damaged(path: path, detail: "index directory of \(directoryBits) bits") }
+        let directorySize = (1 << directoryBits) + 1
+        guard body.count - header == 4 * (directorySize + count) else {
+            throw .damaged(path: path, detail: "index section size does not match its counts")
         }
+        let entriesStart = header + 4 * directorySize
+        let directory = IndexWords(UnsafeRawBufferPointer(rebasing: body[header..<entriesStart]), owner: owner)
+        let entries = IndexWords(UnsafeRawBufferPointer(rebasing: body[entriesStart...]), owner: owner)
+        return CatalogIndex(hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
+                            frameBits: frameBits, directory: directory, entries: entries)
     }
 }
 

@@ -1,14 +1,15 @@
 /// The landmark index of a catalog: entries sorted by hash, found through a directory of the top
 /// hash bits. Each entry packs the remaining hash bits, the reference number and the anchor frame
-/// into 32 bits, which keeps the index near 4 bytes per landmark.
+/// into 32 bits, which keeps the index near 4 bytes per landmark. The words stay where they are
+/// stored: a loaded catalog reads them from its mapped file (see `IndexWords`).
 public struct CatalogIndex: Sendable, Equatable {
     public let hashBits: Int
     public let directoryBits: Int
     public let referenceBits: Int
     public let frameBits: Int
     /// directory[b] ..< directory[b + 1] are the entries whose hash starts with b.
-    public let directory: [UInt32]
-    public let entries: [UInt32]
+    public let directory: IndexWords
+    public let entries: IndexWords
 
     var lowBits: Int { hashBits - directoryBits }
 
@@ -46,12 +47,12 @@ public struct CatalogIndex: Sendable, Equatable {
         }
         for b in 1..<directory.count { directory[b] += directory[b - 1] }
         return CatalogIndex(hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
-                            frameBits: frameBits, directory: directory, entries: entries)
+                            frameBits: frameBits, directory: IndexWords(copying: directory), entries: IndexWords(copying: entries))
     }
 
-    /// Creates an index from stored parts, checking that they are consistent.
-    public init(hashBits: Int, directoryBits: Int, referenceBits: Int, frameBits: Int,
-                directory: [UInt32], entries: [UInt32]) {
+    /// An index from stored parts, as they are; `validate` checks that they are consistent.
+    init(hashBits: Int, directoryBits: Int, referenceBits: Int, frameBits: Int,
+         directory: IndexWords, entries: IndexWords) {
         self.hashBits = hashBits
         self.directoryBits = directoryBits
         self.referenceBits = referenceBits

@@ -110,13 +110,36 @@ import Testing
         #expect(try client.command("status").value("catalog") == "ok")
         try mics.plug("st_acc_ref_b")
         #expect(try listenToEnd(client).value("state") == "matched")
-        // A later corrupt file keeps the good catalog in service, with a warning.
-        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: catalogPath))
+        // A later corrupt file, put there by renaming as docs/CATALOG.md asks, keeps the good
+        // catalog in service, with a warning, and it still recognizes.
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: catalogPath), options: .atomic)
         kill(daemon.child.pid, SIGHUP)
         _ = try client.command("idle catalog", timeoutMilliseconds: 10_000)
         let after = try client.command("status")
         #expect(after.value("catalog") == "ok")
         #expect(after.value("catalog_warning")?.contains("still serving the previous catalog") == true, "\(after)")
+        #expect(try listenToEnd(client).value("state") == "matched")
+    }
+
+    @Test func aCatalogRewrittenInPlaceIsNoLongerUsed() throws {
+        // The daemon maps the catalog: bytes rewritten under the mapping are not what was validated.
+        let state = DaemonProcess.stateDirectory("rewritten")
+        let catalogPath = state + "/mapped.catalog"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Microphones.catalogPath, toPath: catalogPath)
+        let daemon = try DaemonProcess(stateDirectory: state, catalog: catalogPath)
+        defer { daemon.stop() }
+        let client = try daemon.connect()
+        #expect(try client.command("status").value("catalog") == "ok")
+        // In place, the same size: the mapping would now read the other file's bytes.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: catalogPath))
+        bytes[bytes.count / 2] ^= 0x40
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: catalogPath))
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        let refused = try client.command("listen")
+        #expect(refused.ackLine?.contains("rewritten in place") == true, "\(refused)")
+        #expect(try client.command("status").value("catalog") == "unavailable")
     }
 
     @Test func eightClientsRacingListenAndCancelLeaveOneResultPerSession() throws {

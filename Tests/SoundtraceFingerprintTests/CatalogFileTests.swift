@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import SoundtraceFingerprint
 import SoundtraceTestSupport
@@ -100,6 +101,27 @@ import SoundtraceTestSupport
         #expect(throws: CatalogError.damaged(path: "x", detail: "signatures section holds \(2 * frames - 2) bytes, not 2 for each of the references' \(frames) frames")) {
             try CatalogFile.decode(Self.rehashed(short), path: "x")
         }
+    }
+
+    @Test func aLoadedCatalogReadsItsMappedFileAndNoticesInPlaceRewrites() throws {
+        let (built, bytes) = Self.built
+        let path = "/tmp/soundtrace-mapped-\(getpid()).catalog"
+        defer { unlink(path) }
+        try FileBytes.writeAtomically(bytes, to: path)
+        let loaded = try CatalogFile.load(path: path)
+        #expect(loaded.index == built.index)
+        #expect(!loaded.fileChangedSinceLoading)
+
+        // Replaced by rename (as `catalog build` and `install` do): the mapping keeps the old file.
+        try FileBytes.writeAtomically(Array(repeating: 0, count: bytes.count), to: path)
+        #expect(!loaded.fileChangedSinceLoading)
+        #expect(loaded.index == built.index)
+
+        // Truncated in place: noticed (its index must not be read again, past the end is SIGBUS).
+        try FileBytes.writeAtomically(bytes, to: path)
+        let again = try CatalogFile.load(path: path)
+        #expect(truncate(path, off_t(bytes.count / 2)) == 0)
+        #expect(again.fileChangedSinceLoading)
     }
 
     @Test func missingFileSaysHowToBuildOne() {
