@@ -112,6 +112,16 @@ shlibs=$(cd "$work/src" && dpkg-shlibdeps -O -e"$tree/usr/bin/soundtraced" -e"$t
     || { cat "$work/shlibdeps.log" >&2; die "dpkg-shlibdeps could not compute the library dependencies"; }
 lib_depends=${shlibs#shlibs:Depends=}
 [ -n "$lib_depends" ] || die "dpkg-shlibdeps found no library dependencies, which cannot be right"
+# Packed relocations (scripts/swift-build-static.sh) need glibc 2.36's dynamic linker. The binaries
+# say so with the symbol-less version GLIBC_ABI_DT_RELR, which dpkg-shlibdeps does not map to a
+# libc6 version, so raise libc6's minimum here.
+relr_glibc=2.36
+if objdump -p "$tree/usr/bin/soundtraced" "$tree/usr/bin/soundtrace" | grep -q GLIBC_ABI_DT_RELR; then
+    [[ "$lib_depends" =~ libc6\ \(\>=\ ([^\)]+)\) ]] || die "Depends ($lib_depends) names no libc6 version to raise to $relr_glibc"
+    if dpkg --compare-versions "${BASH_REMATCH[1]}" lt "$relr_glibc"; then
+        lib_depends=${lib_depends/"libc6 (>= ${BASH_REMATCH[1]})"/"libc6 (>= $relr_glibc)"}
+    fi
+fi
 # Besides libraries: systemd-sysusers creates the user in postinst, deb-systemd-helper enables the unit.
 depends="$lib_depends, systemd | systemd-standalone-sysusers, init-system-helpers"
 

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
 # The deployed build: `swift build -c release` with the Swift standard library linked in
-# (-static-stdlib) and GCC's C++ runtime (libstdc++) and unwinder (libgcc_eh) linked in as well.
-# glibc, SQLite and ALSA stay shared libraries (ALSA loads its plugins with dlopen).
+# (-static-stdlib), GCC's C++ runtime (libstdc++) and unwinder (libgcc_eh) linked in as well, and
+# linked by the toolchain's lld with packed relocations and without exported symbols. glibc (2.36
+# or later), SQLite and ALSA stay shared libraries (ALSA loads its plugins with dlopen).
 #
 #   scripts/swift-build-static.sh [more swift build arguments: --product P, --scratch-path DIR, …]
+#   scripts/swift-build-static.sh --swiftc-flags [--scratch-path DIR]   the same flags for swiftc,
+#                                                                        one a line (benchmark baselines)
 #
-# Why libstdc++ too: the Swift runtime needs a little of it, and loading libstdc++.so.6 for that
-# costs the daemon about 0.8 MiB of resident memory (mostly the library's own dynamic symbol
-# tables, which the dynamic linker reads for every symbol it resolves); linked in, only the parts
-# the runtime uses are in the binary and nothing of it is exported (measured in bench/daemon; see
-# docs/BENCHMARKS.md). The swift driver's -static-stdlib always links -lstdc++ (its
-# static-stdlib-args.lnk), so the way to make that the static archive is a linker search folder,
-# ahead of GCC's own, that holds only libstdc++.a: the linker takes the first folder with a match.
+# Each flag is there for the daemon's 10 MB memory budget, measured in bench/daemon (see
+# docs/BENCHMARKS.md); none changes what the code does:
+# - libstdc++ and libgcc linked in: the Swift runtime needs a little of them, and loading
+#   libstdc++.so.6 for that cost ~0.8 MiB of resident memory (mostly its dynamic symbol tables,
+#   which the dynamic linker reads while it resolves symbols). The swift driver's -static-stdlib
+#   always links -lstdc++ (its static-stdlib-args.lnk), so the way to make that the static archive
+#   is a linker search folder, ahead of GCC's own, that holds only libstdc++.a: the linker takes the
+#   first folder with a match.
+# - -z pack-relative-relocs (DT_RELR, glibc 2.36): the Swift binary has ~20 000 relative
+#   relocations; as RELA records they are a 0.5 MB table the dynamic linker reads at every start
+#   (and which then stays resident); packed, 4 KB. gold, the swift driver's default linker on
+#   Linux, cannot pack them; the toolchain's own lld can.
+# - --no-export-dynamic: static-stdlib-args.lnk exports the program's own symbols (the libraries'
+#   are hidden by --exclude-libs). Nothing looks them up — there are no plugins and the runtime
+#   finds types through its metadata sections — but their 150 KB of symbol tables were resident.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "swift-build-static.sh: error: $*" >&2; exit 1; }
@@ -19,6 +30,8 @@ command -v swift >/dev/null || die "swift is not on PATH (export PATH=/opt/swift
 command -v clang >/dev/null || die "the Swift toolchain's clang is not on PATH"
 
 scratch="$repo/.build"
+print_flags=no
+if [ "${1:-}" = --swiftc-flags ]; then print_flags=yes; shift; fi
 previous=
 for argument in "$@"; do
     [ "$previous" = --scratch-path ] && scratch=$argument
@@ -33,5 +46,20 @@ cxx_dir="$scratch/static-libstdc++"
 mkdir -p "$cxx_dir"
 ln -sfn "$archive" "$cxx_dir/libstdc++.a"
 
-exec swift build --package-path "$repo" -c release -Xswiftc -static-stdlib \
-    -Xlinker -L"$cxx_dir" -Xswiftc -Xclang-linker -Xswiftc -static-libgcc "$@"
+flags=(-static-stdlib -L "$cxx_dir" -Xclang-linker -static-libgcc
+       -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
+if [ "$print_flags" = yes ]; then
+    printf '%s\n' "${flags[@]}"
+    exit 0
+fi
+build_flags=()
+for flag in "${flags[@]}"; do build_flags+=(-Xswiftc "$flag"); done
+swift build --package-path "$repo" -c release "${build_flags[@]}" "$@"
+# The search-folder trick depends on the order of folders the toolchain passes to the linker; make
+# sure it worked rather than ship a binary that loads libstdc++.so after all.
+for binary in "$scratch/release/soundtraced" "$scratch/release/soundtrace"; do
+    [ -x "$binary" ] || continue
+    if readelf -d "$binary" | grep -Eq 'NEEDED.*\[lib(stdc\+\+|gcc_s)\.so'; then
+        die "$binary still loads libstdc++.so or libgcc_s.so: the linker did not take $cxx_dir/libstdc++.a"
+    fi
+done

@@ -212,6 +212,10 @@ import Testing
                 #expect(dependedOn.contains(owner), "\(binary) loads \(soname) from \(owner), not in Depends: \(depends)")
             }
         }
+        // Packed relocations (scripts/swift-build-static.sh) need glibc 2.36's dynamic linker.
+        let libc = depends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("libc6 (>= ") }
+        let libcMinimum = libc.map { String($0.dropFirst("libc6 (>= ".count).dropLast()) } ?? "0"
+        #expect(try Command.run(["dpkg", "--compare-versions", libcMinimum, "ge", "2.36"]).status == 0, "\(depends)")
         // The daemon's C libraries (once it links them) and the user-creating tool.
         #expect(dependedOn.contains("libasound2"))
         #expect(dependedOn.contains("systemd"))

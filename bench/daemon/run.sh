@@ -54,22 +54,21 @@ for binary in "$static_scratch/release/soundtraced" .build/release/soundtraced; 
   [ -x "$binary" ] || { echo "no $binary: run without --no-build" >&2; exit 1; }
 done
 # Do-nothing baselines (seconds to build), the static ones linked like the deployed build.
-cxx_dir="$static_scratch/static-libstdc++"
-[ -e "$cxx_dir/libstdc++.a" ] || { echo "no $cxx_dir (made by scripts/swift-build-static.sh): run without --no-build" >&2; exit 1; }
+mapfile -t deployed_flags < <("$repo/scripts/swift-build-static.sh" --swiftc-flags --scratch-path "$static_scratch")
 mkdir -p "$base_dir"
 for linking in static dynamic; do
-  flag=; [ "$linking" = static ] && flag="-static-stdlib -Xlinker -L$cxx_dir -Xclang-linker -static-libgcc"
+  flags=(); [ "$linking" = static ] && flags=("${deployed_flags[@]}")
   if [ "$build" = 1 ] || [ ! -x "$base_dir/glibc-$linking" ]; then
-    swiftc -O $flag "$here/baseline.swift" -o "$base_dir/glibc-$linking"
-    swiftc -O $flag -DWITH_C_LIBRARIES "$here/baseline.swift" -o "$base_dir/glibc-sqlite-alsa-$linking" -lsqlite3 -lasound
+    swiftc -O "${flags[@]}" "$here/baseline.swift" -o "$base_dir/glibc-$linking"
+    swiftc -O "${flags[@]}" -DWITH_C_LIBRARIES "$here/baseline.swift" -o "$base_dir/glibc-sqlite-alsa-$linking" -lsqlite3 -lasound
   fi
 done
 
 python3 "$here/daemon.py" --repo "$repo" \
   --binary "static=$static_scratch/release/soundtraced" \
   --binary "dynamic=$repo/.build/release/soundtraced" \
-  --baseline "Swift, Glibc only, static stdlib + libstdc++=$base_dir/glibc-static" \
-  --baseline "Swift, Glibc + SQLite + ALSA, static stdlib + libstdc++=$base_dir/glibc-sqlite-alsa-static" \
+  --baseline "Swift, Glibc only, linked like the deployed build=$base_dir/glibc-static" \
+  --baseline "Swift, Glibc + SQLite + ALSA, linked like the deployed build=$base_dir/glibc-sqlite-alsa-static" \
   --baseline "Swift, Glibc only, dynamic=$base_dir/glibc-dynamic" \
   --baseline "Swift, Glibc + SQLite + ALSA, dynamic=$base_dir/glibc-sqlite-alsa-dynamic" \
   --idle-seconds "$idle" --runs "$runs" --sessions "$sessions" "${extra[@]}"
