@@ -10,6 +10,7 @@ extern int grantpt(int fd);
 extern int unlockpt(int fd);
 extern char *ptsname(int fd);
 
-// mallopt: the daemon asks for large blocks (a session's vote grid) to be mapped on their own so
-// that they go back to the system when the session ends.
+// mallopt and malloc_trim: the daemon asks for large blocks (a session's vote grid) to be mapped on
+// their own so that they go back to the system when the session ends, for a single arena, and for
+// the rest of a session's freed memory to be returned after it.
 #include <malloc.h>

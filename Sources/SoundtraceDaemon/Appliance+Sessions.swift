@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import SoundtraceCore
 import SoundtraceFingerprint
@@ -179,6 +180,10 @@ extension Appliance {
             }
             signalCaptureClosedLocked()
         }
+        // Give the pages the session's buffers freed back to the kernel: malloc keeps freed
+        // memory below the heap's top for reuse, ~0.1 MiB after a session (bench/daemon). Well
+        // under a millisecond for the daemon's small heap, once per session.
+        _ = malloc_trim(0)
     }
 
     /// How long the capture thread may wait for audio, or nil when its session is over.
