@@ -1,10 +1,12 @@
 /// Vote counts of one query, one 16-bit counter per (speed step, reference, offset) cell in a flat
-/// array: a vote costs an increment and a few reads, memory is fixed when the query starts (two
-/// bytes × speed steps × catalog frames: about 1 MB for the sample catalog), and nothing grows
-/// with the random hits that noise produces. Counters saturate at 65535, which a 30-second query
+/// array: a vote costs an increment and a few reads, memory is reserved when the query starts (two
+/// bytes × speed steps × catalog frames: about 1 MB for the sample catalog) and nothing grows
+/// with the random hits that noise produces. Its pages become resident only where votes land
+/// (`ZeroedCounters`): a query that matches early touches about half of them, a 10-second query
+/// of music that is not in the catalog nearly all. Counters saturate at 65535, which a 30-second query
 /// cannot reach (8-bit counters did saturate on clean whole-recording queries and blurred offsets).
 struct VoteGrid {
-    private var counts: [UInt16]
+    private let counts: ZeroedCounters
     /// Where each reference's offsets start within one speed step's span.
     private let referenceBase: [Int]
     private let referenceLength: [Int]
@@ -26,7 +28,7 @@ struct VoteGrid {
         referenceLength = lengths
         self.padding = padding
         span = position + 1
-        counts = [UInt16](repeating: 0, count: span * steps)
+        counts = ZeroedCounters(count: span * steps)
     }
 
     /// The cell of an alignment, or nil when the offset lies outside what the grid covers.
@@ -37,7 +39,7 @@ struct VoteGrid {
     }
 
     /// Adds one vote to a cell.
-    mutating func add(_ cell: Int) {
+    func add(_ cell: Int) {
         if counts[cell] < UInt16.max { counts[cell] += 1 }
     }
 
