@@ -140,7 +140,7 @@ import Testing
         try FileManager.default.removeItem(atPath: stage.binaries + "/soundtraced")
         let run = try stage.install()
         #expect(run.status != 0)
-        #expect(run.stderr.contains("no built 'soundtraced'") && run.stderr.contains("swift build"), "\(run.stderr)")
+        #expect(run.stderr.contains("no built 'soundtraced'") && run.stderr.contains("scripts/swift-build-static.sh"), "\(run.stderr)")
         #expect(try stage.all().isEmpty, "a failed install leaves nothing behind")
     }
 
