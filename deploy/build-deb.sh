@@ -116,7 +116,8 @@ lib_depends=${shlibs#shlibs:Depends=}
 # say so with the symbol-less version GLIBC_ABI_DT_RELR, which dpkg-shlibdeps does not map to a
 # libc6 version, so raise libc6's minimum here.
 relr_glibc=2.36
-if objdump -p "$tree/usr/bin/soundtraced" "$tree/usr/bin/soundtrace" | grep -q GLIBC_ABI_DT_RELR; then
+# (grep without -q reads to the end: an early exit would kill objdump with SIGPIPE, failing the pipeline.)
+if objdump -p "$tree/usr/bin/soundtraced" "$tree/usr/bin/soundtrace" | grep GLIBC_ABI_DT_RELR >/dev/null; then
     [[ "$lib_depends" =~ libc6\ \(\>=\ ([^\)]+)\) ]] || die "Depends ($lib_depends) names no libc6 version to raise to $relr_glibc"
     if dpkg --compare-versions "${BASH_REMATCH[1]}" lt "$relr_glibc"; then
         lib_depends=${lib_depends/"libc6 (>= ${BASH_REMATCH[1]})"/"libc6 (>= $relr_glibc)"}

@@ -59,7 +59,8 @@ swift build --package-path "$repo" -c release "${build_flags[@]}" "$@"
 # sure it worked rather than ship a binary that loads libstdc++.so after all.
 for binary in "$scratch/release/soundtraced" "$scratch/release/soundtrace"; do
     [ -x "$binary" ] || continue
-    if readelf -d "$binary" | grep -Eq 'NEEDED.*\[lib(stdc\+\+|gcc_s)\.so'; then
+    # grep without -q reads to the end, so readelf never dies of SIGPIPE (pipefail would report it).
+    if readelf -d "$binary" | grep -E 'NEEDED.*\[lib(stdc\+\+|gcc_s)\.so' >/dev/null; then
         die "$binary still loads libstdc++.so or libgcc_s.so: the linker did not take $cxx_dir/libstdc++.a"
     fi
 done
