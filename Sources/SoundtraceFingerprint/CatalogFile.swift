@@ -173,7 +173,7 @@ public enum CatalogFile {
         guard index.hashBits == parameters.hashBits, index.directoryBits == parameters.directoryBits else {
             throw .damaged(path: path, detail: "index layout differs from its parameters")
         }
-        let signatures = try decodeSignatures(Array(section(signaturesTag)), frames: references.reduce(0) { $0 + $1.durationFrames },
+        let signatures = try decodeSignatures(section(signaturesTag), frames: references.reduce(0) { $0 + $1.durationFrames },
                                               path: path)
         let manifest = CatalogManifest(version: catalogVersion, referenceIds: references.map(\.audio.id),
                                        hash: SHA256.hex(storedDigest))
@@ -245,15 +245,16 @@ public enum CatalogFile {
         return text
     }
 
-    private static func decodeSignatures(_ body: [UInt8], frames: Int, path: String) throws(CatalogError) -> [UInt16] {
+    /// Straight from the file's bytes into the one array the matcher reads: a temporary copy of the
+    /// section (it is below the mmap threshold) would stay behind in the daemon's heap.
+    private static func decodeSignatures(_ body: UnsafeRawBufferPointer, frames: Int, path: String) throws(CatalogError) -> [UInt16] {
         guard body.count == 2 * frames else {
             throw .damaged(path: path, detail: "signatures section holds \(body.count) bytes, not 2 for each of the references' \(frames) frames")
         }
-        var signatures = [UInt16](repeating: 0, count: frames)
-        body.withUnsafeBufferPointer { bytes in
-            for i in 0..<frames { signatures[i] = UInt16(bytes[2 * i]) | UInt16(bytes[2 * i + 1]) << 8 }
+        return [UInt16](unsafeUninitializedCapacity: frames) { signatures, initialized in
+            for i in 0..<frames { signatures[i] = UInt16(body[2 * i]) | UInt16(body[2 * i + 1]) << 8 }
+            initialized = frames
         }
-        return signatures
     }
 
     /// The index header, then its directory and entries as words that stay in `body`'s memory.
