@@ -80,6 +80,11 @@ lines=$(gpioinfo "$BOARD_CHIP" | grep -E '"GPIO(17|23|24|25)"' | one_line)
 [ "$(gpioinfo "$BOARD_CHIP" | grep -E '"GPIO(17|23|24|25)"' | grep -c '"soundtraced"')" = 4 ]
 check lines-held-by-daemon $? "gpioinfo: $lines"
 sleep 0.5
+# Memory with a real hw: capture device (docs/BENCHMARKS.md): idle now, then the peak of session 1
+# (VmHWM, reset here) and idle after it. Observed, not checked: the benchmark judges it.
+memory() { awk '/^(VmRSS|VmHWM|RssAnon):/ { printf "%s %s kB; ", $1, $2 }' /proc/$daemon/status; }
+echo "OBSERVE memory-idle: $(memory)"
+echo 5 > /proc/$daemon/clear_refs 2>/dev/null
 
 # ---------------------------------------------------------------- session 1: button, music, match
 want=$(cat /payload/excerpt.id)
@@ -98,6 +103,7 @@ player=$!
 wait_session_end "$s1" 300
 rec1=$(ask "session $s1")
 t_end1=$(now)
+echo "OBSERVE memory-session-1 (VmHWM = its peak): $(memory)"
 [ "$(echo "$rec1" | field state)" = matched ] && [ "$(echo "$rec1" | field reference)" = "$want" ]
 check session-matched $? "expected $want, $(since $t_play) s after play started: $(echo "$rec1" | one_line)"
 event1=$(echo "$rec1" | field event)
