@@ -29,6 +29,8 @@ public struct EarlyDecisionRule: Sendable, Equatable {
     public func isConfident(_ history: [RecognizerSnapshot]) -> Bool {
         guard stableSnapshots >= 1, history.count >= stableSnapshots, let last = history.last,
               let reference = last.reference?.id else { return false }
+        // The recognizer's second, independent evidence, already required to be stable over time.
+        if last.isMatch && last.confirmedTwice && last.heardMilliseconds >= minHeardMilliseconds { return true }
         let recent = history.suffix(stableSnapshots)
         return recent.allSatisfy { s in
             s.isMatch && s.reference?.id == reference

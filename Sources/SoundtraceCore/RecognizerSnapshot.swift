@@ -13,9 +13,14 @@ public struct RecognizerSnapshot: Sendable, Equatable {
     public let peaks: Int
     /// Audio analysed so far, in milliseconds.
     public let heardMilliseconds: Int
+    /// A match too weak in landmark hits for the early-decision rule's score, which the recognizer's
+    /// independent check (frame signatures) confirmed twice in a row, half a second of audio apart, at
+    /// the same reference and offset: stable and certain enough to stop on.
+    public let confirmedTwice: Bool
 
     public init(isMatch: Bool, reference: ReferenceSummary?, offsetMilliseconds: Int, score: Int, runnerUpScore: Int,
-                peaks: Int, heardMilliseconds: Int) {
+                peaks: Int, heardMilliseconds: Int, confirmedTwice: Bool = false) {
+        self.confirmedTwice = confirmedTwice
         self.isMatch = isMatch
         self.reference = reference
         self.offsetMilliseconds = offsetMilliseconds

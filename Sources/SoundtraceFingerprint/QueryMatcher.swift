@@ -148,9 +148,12 @@ public final class QueryMatcher {
         return total > 0 ? roundedDivide(weighted, total) : centre
     }
 
-    /// The verdict on everything heard so far. Cheap enough to ask after every buffer; after
-    /// `finish()`, weak landmark alignments are also checked against the references' signatures.
-    public func verdict() -> Verdict {
+    /// The verdict on everything heard so far. Cheap enough to ask after every buffer. After
+    /// `finish()`, when the landmark hits do not decide, the best alignments are checked against
+    /// the references' signatures (calibrated for the whole query: only the final verdict does
+    /// that). `checkingSignatures` asks for a check of a landmark match's own alignment, a second
+    /// opinion a live session may stop on early (a pass over every frame heard: ask sparingly).
+    public func verdict(checkingSignatures: Bool = false) -> Verdict {
         var winner: Int? = nil
         for r in bestScore.indices where bestScore[r] > 0 {
             if winner.map({ bestScore[r] > bestScore[$0] }) ?? true { winner = r }
@@ -165,9 +168,9 @@ public final class QueryMatcher {
             && score >= p.minAlignedHits
             && score * 256 >= p.minRatioOverRunnerUpQ8 * max(runnerUp, 1)
             && score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
-        // Only the final verdict checks signatures: a check costs a pass over every frame heard for
-        // each candidate, too much to repeat after every buffer, and an early decision wants plenty
-        // of landmark hits anyway.
+        // Checking weak alignments on every interim verdict would cost a pass over every frame per
+        // candidate after every buffer, and each look at a few seconds of unrelated music is
+        // another chance for it to pass by luck (a live-session test found exactly that).
         if !isMatch, finished, let check = bestSignatureCheck() {
             let confirmed = check.passes(p)
             let chosen = confirmed ? check.reference : winner
@@ -177,12 +180,18 @@ public final class QueryMatcher {
                            score: chosen.map { bestScore[$0] } ?? 0,
                            runnerUpScore: confirmed ? bestScore.indices.filter { $0 != check.reference }.map { bestScore[$0] }.max() ?? 0 : runnerUp,
                            chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks, framesHeard: framesHeard,
-                           signature: check)
+                           signature: check, signaturePassed: confirmed)
+        }
+        var ownCheck: SignatureCheck? = nil
+        if isMatch, checkingSignatures, let winner, signatures.frames > SignatureExtractor.warmUpFrames(p) {
+            ownCheck = SignatureCheck.best(query: signatures.reliable(), catalog: catalog, reference: winner,
+                                           offsetFrames: refinedOffset(winner), speedStep: p.speedSteps[bestStep[winner]])
         }
         return Verdict(outcome: isMatch ? .match : .noMatch, candidate: winner,
                        offsetFrames: winner.map(refinedOffset) ?? 0, speedStep: winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
                        score: score, runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks,
-                       queryLandmarks: landmarks, framesHeard: framesHeard, signature: nil)
+                       queryLandmarks: landmarks, framesHeard: framesHeard, signature: ownCheck,
+                       signaturePassed: ownCheck?.passes(p) ?? false)
     }
 
     /// The signature checks of the best alignments of the references with the most hits (and

@@ -26,10 +26,18 @@ public struct Verdict: Sendable, Equatable {
     /// When the landmark hits alone did not decide: the strongest signature check of a candidate
     /// alignment (a match when it passed).
     let signature: SignatureCheck?
+    /// Whether that check passed the engine's threshold.
+    let signaturePassed: Bool
 
     /// Of that check (tuning and diagnosis): signature bits compared with any weight, their total
     /// weight, the weight of those that disagreed, and the score in standard units.
     public var signatureBits: Int? { signature?.bits }
+    /// A match whose alignment also passed the signature check (checked when the landmark hits
+    /// alone did not decide, or on request).
+    public var isConfirmedBySignature: Bool {
+        guard isMatch, let signature, signature.reference == candidate else { return false }
+        return signaturePassed
+    }
     public var signatureWeight: Int? { signature?.weight }
     public var signatureWeightedErrors: Int? { signature?.weightedErrors }
     public var signatureScore: Double? { signature.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }

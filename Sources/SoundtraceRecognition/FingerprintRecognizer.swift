@@ -12,6 +12,10 @@ public final class FingerprintRecognizer: Recognizer {
     private var resampler: Resampler
     private var nextFrame = 0
     private var finished = false
+    /// Signature checks while listening: at most one per half second of audio, from when a check
+    /// can pass (`signatureMinReliableBits`); the last one that confirmed a match, if the latest did.
+    private var lastCheckFrame = 0
+    private var lastConfirmation: (reference: Int, offsetFrames: Int)? = nil
 
     public init(catalog: Catalog, inputRate: Int) throws {
         self.catalog = catalog
@@ -35,8 +39,24 @@ public final class FingerprintRecognizer: Recognizer {
             matcher.push(resampler.finish())
             matcher.finish()
         }
-        let verdict = matcher.verdict()
         let p = catalog.parameters
+        let interval = Self.checkIntervalMilliseconds * p.sampleRate / (1000 * p.hopSize)
+        let first = Self.firstCheckMilliseconds * p.sampleRate / (1000 * p.hopSize)
+        let checking = !final && matcher.framesHeard >= max(lastCheckFrame + interval, first)
+        let verdict = matcher.verdict(checkingSignatures: checking)
+        var confirmedTwice = false
+        if checking {
+            lastCheckFrame = matcher.framesHeard
+            if verdict.isConfirmedBySignature, let reference = verdict.candidate {
+                if let last = lastConfirmation, last.reference == reference,
+                   abs(last.offsetFrames - verdict.offsetFrames) <= Self.sameOffsetFrames {
+                    confirmedTwice = true
+                }
+                lastConfirmation = (reference, verdict.offsetFrames)
+            } else {
+                lastConfirmation = nil
+            }
+        }
         let reference = verdict.candidate.map { index -> ReferenceSummary in
             let audio = catalog.references[index].audio
             return ReferenceSummary(id: audio.id, title: audio.title, creator: audio.creator, license: audio.license,
@@ -45,6 +65,14 @@ public final class FingerprintRecognizer: Recognizer {
         return RecognizerSnapshot(isMatch: verdict.isMatch, reference: reference,
                                   offsetMilliseconds: verdict.offsetFrames * p.hopSize * 1000 / p.sampleRate,
                                   score: verdict.score, runnerUpScore: verdict.runnerUpScore, peaks: verdict.queryPeaks,
-                                  heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate)
+                                  heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate,
+                                  confirmedTwice: confirmedTwice)
     }
+
+    /// No signature check before this much audio (a check needs about 2.5 s of bits), then one
+    /// per interval: two in a row must agree before a session may stop on them.
+    static let firstCheckMilliseconds = 2500
+    static let checkIntervalMilliseconds = 500
+    /// Two checks agree when their offsets are this close (about 100 ms).
+    static let sameOffsetFrames = 6
 }

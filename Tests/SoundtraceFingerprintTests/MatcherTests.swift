@@ -59,6 +59,23 @@ import SoundtraceTestSupport
         #expect(score * 4096 >= Double(Self.catalog.parameters.signatureMinScoreQ12))
     }
 
+    @Test func interimChecksOnlyConfirmLandmarkMatches() throws {
+        // A clean excerpt: the landmarks match, and asked for, the signatures confirm that alignment.
+        let clean = TestAudio.excerpt(Self.references[2].audio, from: 9 * Self.rate, count: 5 * Self.rate)
+        let strong = try QueryMatcher(catalog: Self.catalog)
+        strong.push(clean.samples)
+        #expect(strong.verdict().isMatch && !strong.verdict().isConfirmedBySignature)
+        #expect(strong.verdict(checkingSignatures: true).isConfirmedBySignature)
+        // Landmarks too weak to decide: before the end, a check request does not rescue it.
+        let noisy = TestAudio.addNoise(TestAudio.excerpt(Self.references[1].audio, from: 11 * Self.rate, count: 5 * Self.rate),
+                                       snrDB: -12, seed: 5)
+        let weak = try QueryMatcher(catalog: Self.catalog)
+        weak.push(noisy.samples)
+        #expect(weak.verdict(checkingSignatures: true).outcome == .noMatch)
+        weak.finish()
+        #expect(weak.verdict().isMatch && weak.verdict().isConfirmedBySignature)
+    }
+
     @Test(arguments: [(11, -3.0), (12, -6.0), (13, 100.0)] as [(UInt64, Double)])
     func unrelatedMusicFailsTheSignatureCheck(seed: UInt64, snr: Double) throws {
         let query = TestAudio.addNoise(TestAudio.music(seed: seed, seconds: 10), snrDB: snr, seed: 9)

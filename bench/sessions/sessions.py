@@ -30,12 +30,14 @@ def pct(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 print(f"## Seconds heard before a decision ({half} half, 10 s clips, window 10 s)\n")
-print("| clips | N | matched right | median heard (s) | p95 heard (s) | no match | wrong |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("| clips | N | matched right | median heard (s) | p95 heard (s) | no match | wrong | median heard, every session (s) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for cond, label in [("mic", "speaker→room→mic (band-pass, reverb, pink +10 dB)"), ("snr_0", "pink noise 0 dB SNR")]:
-    heard, right, wrong, nomatch = [], 0, 0, 0
+    heard, every, right, wrong, nomatch = [], [], 0, 0, 0
     for r in clips[cond]:
         result = session(r)
+        if "heardSeconds" in result:
+            every.append(result["heardSeconds"])
         if result.get("outcome") == "match":
             if result.get("referenceId") == r["expectedId"]:
                 right += 1
@@ -47,4 +49,5 @@ for cond, label in [("mic", "speaker→room→mic (band-pass, reverb, pink +10 d
     n = len(clips[cond])
     med = f"{statistics.median(heard):.2f}" if heard else "–"
     p95 = f"{pct(heard, 95):.2f}" if heard else "–"
-    print(f"| {label} | {n} | {right} | {med} | {p95} | {nomatch} | {wrong} |")
+    med_every = f"{statistics.median(every):.2f}" if every else "–"
+    print(f"| {label} | {n} | {right} | {med} | {p95} | {nomatch} | {wrong} | {med_every} |")

@@ -1,0 +1,32 @@
+import Testing
+@testable import SoundtraceCore
+
+@Suite struct EarlyDecisionRuleTests {
+    let rule = EarlyDecisionRule()
+    let song = ScriptedRecognizer.song
+
+    func weakMatch(heard: Int, confirmedTwice: Bool) -> RecognizerSnapshot {
+        RecognizerSnapshot(isMatch: true, reference: song, offsetMilliseconds: 12_000, score: 11, runnerUpScore: 5,
+                           peaks: 100, heardMilliseconds: heard, confirmedTwice: confirmedTwice)
+    }
+
+    @Test func aWeakMatchWaitsForTheWindowUnlessConfirmedTwice() {
+        let weak = [weakMatch(heard: 2750, confirmedTwice: false), weakMatch(heard: 3000, confirmedTwice: false)]
+        #expect(!rule.isConfident(weak))
+        let confirmed = [weakMatch(heard: 2750, confirmedTwice: false), weakMatch(heard: 3000, confirmedTwice: true)]
+        #expect(rule.isConfident(confirmed))
+    }
+
+    @Test func confirmationNeverMakesANoMatchOrTooLittleAudioConfident() {
+        let early = [weakMatch(heard: 500, confirmedTwice: true), weakMatch(heard: 750, confirmedTwice: true)]
+        #expect(!rule.isConfident(early))
+        let notAMatch = RecognizerSnapshot(isMatch: false, reference: song, offsetMilliseconds: 0, score: 3, runnerUpScore: 3,
+                                           peaks: 100, heardMilliseconds: 4000, confirmedTwice: true)
+        #expect(!rule.isConfident([weakMatch(heard: 3750, confirmedTwice: false), notAMatch]))
+    }
+
+    @Test func strongStableMatchesStillDecideAsBefore() {
+        let strong = [ScriptedRecognizer.match(score: 40, heard: 1500), ScriptedRecognizer.match(score: 44, heard: 1750)]
+        #expect(rule.isConfident(strong))
+    }
+}

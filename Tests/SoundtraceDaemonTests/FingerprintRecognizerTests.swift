@@ -1,0 +1,40 @@
+import Testing
+import SoundtraceCore
+import SoundtraceFingerprint
+import SoundtraceRecognition
+import SoundtraceTestSupport
+
+@Suite struct FingerprintRecognizerTests {
+    static let references: [(id: String, audio: PCMAudio)] = (1...3).map { ("piece-\($0)", TestAudio.music(seed: UInt64(20 + $0), seconds: 30)) }
+    static let catalog: Catalog = { try! TestAudio.catalog(references).0 }()
+
+    /// Snapshots after every 250 ms of audio, as a session asks for them.
+    func snapshots(of audio: PCMAudio) throws -> [RecognizerSnapshot] {
+        let recognizer = try FingerprintRecognizer(catalog: Self.catalog, inputRate: 8000)
+        var result: [RecognizerSnapshot] = []
+        var start = 0
+        while start < audio.samples.count {
+            let end = min(audio.samples.count, start + 2000)
+            recognizer.push(Array(audio.samples[start..<end]), atFrame: start)
+            result.append(recognizer.snapshot(final: false))
+            start = end
+        }
+        return result
+    }
+
+    @Test func twoAgreeingSignatureChecksHalfASecondApartConfirmAMatch() throws {
+        let clip = TestAudio.excerpt(Self.references[1].audio, from: 8 * 8000, count: 6 * 8000)
+        let all = try snapshots(of: TestAudio.addNoise(clip, snrDB: 0, seed: 3))
+        let confirmed = try #require(all.first { $0.confirmedTwice })
+        #expect(confirmed.isMatch && confirmed.reference?.id == "piece-2")
+        // The first check comes at 2.5 s of audio, the second half a second later.
+        #expect(confirmed.heardMilliseconds >= 3000)
+        #expect(all.filter { $0.heardMilliseconds < 3000 }.allSatisfy { !$0.confirmedTwice })
+    }
+
+    @Test func unrelatedMusicAndNoiseAreNeverConfirmed() throws {
+        for audio in [TestAudio.music(seed: 77, seconds: 8), TestAudio.noise(seed: 4, count: 8 * 8000, rms: 3000)] {
+            #expect(try snapshots(of: audio).allSatisfy { !$0.confirmedTwice && !$0.isMatch })
+        }
+    }
+}
