@@ -13,9 +13,9 @@ public struct RecognizerSnapshot: Sendable, Equatable {
     public let peaks: Int
     /// Audio analysed so far, in milliseconds.
     public let heardMilliseconds: Int
-    /// A match too weak in landmark hits for the early-decision rule's score, which the recognizer's
-    /// independent check (frame signatures) confirmed twice in a row, half a second of audio apart, at
-    /// the same reference and offset: stable and certain enough to stop on.
+    /// A match whose alignment the recognizer's independent check (frame signatures) confirmed twice
+    /// in a row, half a second of audio apart, at the same reference and offset: stable and certain
+    /// enough to stop on even when its landmark score is below the early-decision rule's.
     public let confirmedTwice: Bool
 
     public init(isMatch: Bool, reference: ReferenceSummary?, offsetMilliseconds: Int, score: Int, runnerUpScore: Int,

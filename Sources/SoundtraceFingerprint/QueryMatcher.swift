@@ -158,8 +158,7 @@ public final class QueryMatcher {
         for r in bestScore.indices where bestScore[r] > 0 {
             if winner.map({ bestScore[r] > bestScore[$0] }) ?? true { winner = r }
         }
-        var runnerUp = 0
-        for r in bestScore.indices where r != winner { runnerUp = max(runnerUp, bestScore[r]) }
+        let runnerUp = bestScore(excluding: winner)
         let p = parameters
         let cells = max(1, catalog.totalFrames * p.speedSteps.count)
         let chanceQ8 = hits * (2 * p.offsetToleranceFrames + 1) * 256 / cells
@@ -178,7 +177,7 @@ public final class QueryMatcher {
                            offsetFrames: confirmed ? check.offsetFrames : winner.map(refinedOffset) ?? 0,
                            speedStep: confirmed ? check.speedStep : winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
                            score: chosen.map { bestScore[$0] } ?? 0,
-                           runnerUpScore: confirmed ? bestScore.indices.filter { $0 != check.reference }.map { bestScore[$0] }.max() ?? 0 : runnerUp,
+                           runnerUpScore: confirmed ? bestScore(excluding: check.reference) : runnerUp,
                            chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks, framesHeard: framesHeard,
                            signature: check, signaturePassed: confirmed)
         }
@@ -192,6 +191,13 @@ public final class QueryMatcher {
                        score: score, runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks,
                        queryLandmarks: landmarks, framesHeard: framesHeard, signature: ownCheck,
                        signaturePassed: ownCheck?.passes(p) ?? false)
+    }
+
+    /// The best alignment score of any reference but `reference`.
+    private func bestScore(excluding reference: Int?) -> Int {
+        var best = 0
+        for r in bestScore.indices where r != reference { best = max(best, bestScore[r]) }
+        return best
     }
 
     /// The signature checks of the best alignments of the references with the most hits (and
