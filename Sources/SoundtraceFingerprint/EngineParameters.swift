@@ -98,6 +98,14 @@ public struct EngineParameters: Sendable, Equatable {
     /// needs: sum over bits of weight * (null rate - disagreement), divided by sqrt(sum of weight²).
     public var signatureNullRateQ12 = 1925
     public var signatureMinScoreQ12 = 3 * 4096
+    /// When none of those passes, a wider net at the recorded speed: every alignment with at least
+    /// `signatureWideMinHits` hits, up to `signatureWideCandidates` of them (most hits first), each
+    /// needing the higher score `signatureWideMinScoreQ12`. At −5 dB a true alignment often has no
+    /// more hits than chance alignments elsewhere; so many looks let unrelated music reach 3.35
+    /// (benchmark negatives, calibration half), hence a bar of 4.6.
+    public var signatureWideMinHits = 3
+    public var signatureWideCandidates = 128
+    public var signatureWideMinScoreQ12 = 46 * 4096 / 10
 
     // MARK: Decision
 

@@ -170,8 +170,11 @@ public final class QueryMatcher {
         // Checking weak alignments on every interim verdict would cost a pass over every frame per
         // candidate after every buffer, and each look at a few seconds of unrelated music is
         // another chance for it to pass by luck (a live-session test found exactly that).
-        if !isMatch, finished, let check = bestSignatureCheck() {
-            let confirmed = check.passes(p)
+        let checks = !isMatch && finished ? finalSignatureChecks() : nil
+        // `signature` reports the deciding check, or else the first round's best; the wider net's
+        // best is reported on its own, so that each can be read against its own bar.
+        if let checks, let check = checks.decisive ?? checks.narrow {
+            let confirmed = checks.decisive != nil
             let chosen = confirmed ? check.reference : winner
             return Verdict(outcome: confirmed ? .match : .noMatch, candidate: chosen,
                            offsetFrames: confirmed ? check.offsetFrames : winner.map(refinedOffset) ?? 0,
@@ -179,7 +182,7 @@ public final class QueryMatcher {
                            score: chosen.map { bestScore[$0] } ?? 0,
                            runnerUpScore: confirmed ? bestScore(excluding: check.reference) : runnerUp,
                            chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks, framesHeard: framesHeard,
-                           signature: check, signaturePassed: confirmed)
+                           signature: check, signaturePassed: confirmed, wideSignature: checks.wide)
         }
         var ownCheck: SignatureCheck? = nil
         if isMatch, checkingSignatures, let winner, signatures.frames > SignatureExtractor.warmUpFrames(p) {
@@ -190,7 +193,7 @@ public final class QueryMatcher {
                        offsetFrames: winner.map(refinedOffset) ?? 0, speedStep: winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
                        score: score, runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks,
                        queryLandmarks: landmarks, framesHeard: framesHeard, signature: ownCheck,
-                       signaturePassed: ownCheck?.passes(p) ?? false)
+                       signaturePassed: ownCheck?.passes(p) ?? false, wideSignature: checks?.wide)
     }
 
     /// The best alignment score of any reference but `reference`.
@@ -200,10 +203,23 @@ public final class QueryMatcher {
         return best
     }
 
-    /// The signature checks of the best alignments of the references with the most hits (and
-    /// enough), both over all speeds and at the nominal speed; the strongest check, ties going to
-    /// the earlier candidate. Nil when no alignment qualifies.
-    private func bestSignatureCheck() -> SignatureCheck? {
+    /// The final verdict's signature checks: first the best alignments of the few references with
+    /// the most hits; when none passes, the wider net of every well-voted alignment at the
+    /// recorded speed, which must clear a higher bar. Nil until enough frames were heard.
+    private func finalSignatureChecks() -> (narrow: SignatureCheck?, wide: SignatureCheck?, decisive: SignatureCheck?)? {
+        let p = parameters
+        guard signatures.frames > SignatureExtractor.warmUpFrames(p) else { return nil }
+        let query = signatures.reliable()
+        let narrow = narrowSignatureCheck(query)
+        if let narrow, narrow.passes(p) { return (narrow, nil, narrow) }
+        let wide = wideSignatureCheck(query)
+        let decisive = wide.flatMap { $0.passes(p, minimumScoreQ12: p.signatureWideMinScoreQ12) ? $0 : nil }
+        return (narrow, wide, decisive)
+    }
+
+    /// The checks of the best alignments of the references with the most hits (and enough), both
+    /// over all speeds and at the nominal speed; the strongest, ties going to the earlier candidate.
+    private func narrowSignatureCheck(_ query: QuerySignatures.Reliable) -> SignatureCheck? {
         let p = parameters
         var candidates: [(reference: Int, offset: Int, stepIndex: Int)] = []
         for r in topReferences(by: bestScore) {
@@ -214,14 +230,27 @@ public final class QueryMatcher {
                 candidates.append((r, refinedOffset(r, centre: nominalOffset[r], stepIndex: nominalStep), nominalStep))
             }
         }
-        guard !candidates.isEmpty, signatures.frames > SignatureExtractor.warmUpFrames(p) else { return nil }
-        let query = signatures.reliable()
+        return strongest(candidates.lazy.compactMap { c in
+            SignatureCheck.best(query: query, catalog: self.catalog, reference: c.reference, offsetFrames: c.offset,
+                                speedStep: p.speedSteps[c.stepIndex])
+        })
+    }
+
+    /// The checks of up to `signatureWideCandidates` alignments at the nominal speed with at least
+    /// `signatureWideMinHits` hits (most hits first); the strongest.
+    private func wideSignatureCheck(_ query: QuerySignatures.Reliable) -> SignatureCheck? {
+        let p = parameters
+        guard let nominalStep else { return nil }
+        let alignments = votes.strongestAlignments(step: nominalStep, radius: p.offsetToleranceFrames,
+                                                   minimumVotes: p.signatureWideMinHits, limit: p.signatureWideCandidates)
+        return strongest(alignments.lazy.compactMap { a in
+            SignatureCheck.best(query: query, catalog: self.catalog, reference: a.reference, offsetFrames: a.offset, speedStep: 0)
+        })
+    }
+
+    private func strongest(_ checks: some Sequence<SignatureCheck>) -> SignatureCheck? {
         var best: SignatureCheck? = nil
-        for c in candidates {
-            guard let check = SignatureCheck.best(query: query, catalog: catalog, reference: c.reference, offsetFrames: c.offset,
-                                                  speedStep: p.speedSteps[c.stepIndex]) else { continue }
-            if check.scoreQ12 > best?.scoreQ12 ?? Int.min { best = check }
-        }
+        for check in checks where check.scoreQ12 > best?.scoreQ12 ?? Int.min { best = check }
         return best
     }
 

@@ -9,12 +9,18 @@ struct QuerySignatures {
         /// `levels` masks per frame, frame after frame.
         let masks: [UInt16]
         let levels: Int
-        /// Per frame, the bits with any weight, the sum of weights and the sum of squared weights:
-        /// the same for every alignment, so they are counted once.
-        let frameBits: [Int]
-        let frameWeight: [Int]
-        let frameWeightSquares: [Int]
+        /// Running totals over the frames before each frame (one more entry than frames): the bits
+        /// with any weight, the sum of weights and the sum of squared weights. The same for every
+        /// alignment, so an alignment's totals are two subtractions over the frames it covers.
+        let bitsBefore: [Int]
+        let weightBefore: [Int]
+        let weightSquaresBefore: [Int]
         let firstFrame: Int
+        /// The bits and masks again, four frames to a word (frame 4w in the low 16 bits of word
+        /// w, `levels` mask words per word), so that four frames compare in one step where the
+        /// reference's frames are consecutive (the recorded speed).
+        let packedBits: [UInt64]
+        let packedMasks: [UInt64]
     }
 
     private let parameters: EngineParameters
@@ -44,15 +50,18 @@ struct QuerySignatures {
         let shares = parameters.signatureWeightSharesQ8
         let levels = shares.count
         var masks = [UInt16](repeating: 0, count: bits.count * levels)
-        var frameBits = [Int](repeating: 0, count: bits.count)
-        var frameWeight = [Int](repeating: 0, count: bits.count)
-        var frameWeightSquares = [Int](repeating: 0, count: bits.count)
+        var bitsBefore = [Int](repeating: 0, count: bits.count + 1)
+        var weightBefore = [Int](repeating: 0, count: bits.count + 1)
+        var weightSquaresBefore = [Int](repeating: 0, count: bits.count + 1)
         if bits.count > first {
             var histogram = [Int](repeating: 0, count: Self.magnitudeCeiling + 1)
             for m in magnitudes[(first * perFrame)...] { histogram[min(Int(m), Self.magnitudeCeiling)] += 1 }
             let total = (bits.count - first) * perFrame
             let thresholds = shares.map { share in Self.threshold(histogram, atLeast: max(1, total * share / 256)) }
             for frame in first..<bits.count {
+                var frameBits = 0
+                var frameWeight = 0
+                var frameWeightSquares = 0
                 for (level, threshold) in thresholds.enumerated() {
                     var mask: UInt16 = 0
                     for b in 0..<perFrame where min(Int(magnitudes[frame * perFrame + b]), Self.magnitudeCeiling) >= threshold {
@@ -61,14 +70,33 @@ struct QuerySignatures {
                     masks[frame * levels + level] = mask
                     // The masks nest, so a bit of weight w is in the first w of them; w² grows by 2k + 1 at level k.
                     let count = mask.nonzeroBitCount
-                    if level == 0 { frameBits[frame] = count }
-                    frameWeight[frame] += count
-                    frameWeightSquares[frame] += (2 * level + 1) * count
+                    if level == 0 { frameBits = count }
+                    frameWeight += count
+                    frameWeightSquares += (2 * level + 1) * count
                 }
+                bitsBefore[frame + 1] = frameBits
+                weightBefore[frame + 1] = frameWeight
+                weightSquaresBefore[frame + 1] = frameWeightSquares
+            }
+            for frame in 0..<bits.count {
+                bitsBefore[frame + 1] += bitsBefore[frame]
+                weightBefore[frame + 1] += weightBefore[frame]
+                weightSquaresBefore[frame + 1] += weightSquaresBefore[frame]
             }
         }
-        return Reliable(bits: bits, masks: masks, levels: levels, frameBits: frameBits, frameWeight: frameWeight,
-                        frameWeightSquares: frameWeightSquares, firstFrame: first)
+        var packedBits = [UInt64](repeating: 0, count: (bits.count + 3) / 4)
+        var packedMasks = [UInt64](repeating: 0, count: packedBits.count * levels)
+        for frame in bits.indices {
+            let word = frame / 4
+            let shift = UInt64(16 * (frame % 4))
+            packedBits[word] |= UInt64(bits[frame]) << shift
+            for level in 0..<levels {
+                packedMasks[word * levels + level] |= UInt64(masks[frame * levels + level]) << shift
+            }
+        }
+        return Reliable(bits: bits, masks: masks, levels: levels, bitsBefore: bitsBefore, weightBefore: weightBefore,
+                        weightSquaresBefore: weightSquaresBefore, firstFrame: first, packedBits: packedBits,
+                        packedMasks: packedMasks)
     }
 
     /// The largest magnitude that at least `wanted` values reach (ties all count).

@@ -28,6 +28,9 @@ public struct Verdict: Sendable, Equatable {
     let signature: SignatureCheck?
     /// Whether that check passed the engine's threshold.
     let signaturePassed: Bool
+    /// The strongest check of the wider net (every well-voted alignment at the recorded speed),
+    /// when the final verdict cast it.
+    var wideSignature: SignatureCheck? = nil
 
     /// Of that check (tuning and diagnosis): signature bits compared with any weight, their total
     /// weight, the weight of those that disagreed, and the score in standard units.
@@ -41,6 +44,8 @@ public struct Verdict: Sendable, Equatable {
     public var signatureWeight: Int? { signature?.weight }
     public var signatureWeightedErrors: Int? { signature?.weightedErrors }
     public var signatureScore: Double? { signature.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
+    /// The wider net's strongest score (tuning and diagnosis).
+    public var wideSignatureScore: Double? { wideSignature.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
 
     public var isMatch: Bool { outcome == .match }
 }

@@ -6,13 +6,13 @@
 /// of music that is not in the catalog nearly all. Counters saturate at 65535, which a 30-second query
 /// cannot reach (8-bit counters did saturate on clean whole-recording queries and blurred offsets).
 struct VoteGrid {
-    private let counts: ZeroedCounters
+    let counts: ZeroedCounters
     /// Where each reference's offsets start within one speed step's span.
-    private let referenceBase: [Int]
-    private let referenceLength: [Int]
+    let referenceBase: [Int]
+    let referenceLength: [Int]
     /// Offsets below -padding (a query starting more than `padding` frames before the reference) are not counted.
-    private let padding: Int
-    private let span: Int
+    let padding: Int
+    let span: Int
 
     init(referenceFrames: [Int], steps: Int, padding: Int) {
         var base: [Int] = []

@@ -18,6 +18,11 @@ final class ZeroedCounters {
 
     deinit { free(base) }
 
+    /// All counters for reading in a tight loop, which must stay within `0..<count` itself.
+    func withCounters<R>(_ body: (UnsafeBufferPointer<UInt16>) -> R) -> R {
+        body(UnsafeBufferPointer(start: base, count: count))
+    }
+
     /// Bounds-checked like an array: one unsigned comparison.
     subscript(index: Int) -> UInt16 {
         @inline(__always) get {

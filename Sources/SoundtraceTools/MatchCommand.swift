@@ -21,7 +21,8 @@ struct MatchCommand {
                         candidateId and candidateOffsetSeconds (the best alignment, which for a
                         noMatch is NOT a result), chanceLevel, queryPeaks, queryLandmarks,
                         signatureBits and signatureScore (the signature check, when the
-                        landmark hits alone did not decide; null otherwise)
+                        landmark hits alone did not decide; null otherwise) and
+                        wideSignatureScore (its wider net, when the first checks failed)
       --device PCM      listen on this ALSA capture device (e.g. default, plughw:1,0); JSON adds
                         device, sessionId, heardSeconds and, for failures, errorCode and error
       --seconds N       the listening window, 3–30 seconds of audio (default 10)
@@ -132,7 +133,8 @@ struct MatchCommand {
                       ("chanceLevel", Text.seconds(Double(verdict.chanceLevelQ8) / 256)),
                       ("queryPeaks", String(verdict.queryPeaks)), ("queryLandmarks", String(verdict.queryLandmarks)),
                       ("signatureBits", verdict.signatureBits.map(String.init) ?? "null"),
-                      ("signatureScore", verdict.signatureScore.map { Text.seconds($0) } ?? "null")]
+                      ("signatureScore", verdict.signatureScore.map { Text.seconds($0) } ?? "null"),
+                      ("wideSignatureScore", verdict.wideSignatureScore.map { Text.seconds($0) } ?? "null")]
         }
         return Text.jsonObject(pairs)
     }

@@ -41,6 +41,7 @@ import SoundtraceTestSupport
         let query = TestAudio.addNoise(clean, snrDB: -12, seed: 5)
         var landmarksOnly = EngineParameters()
         landmarksOnly.signatureCandidates = 0
+        landmarksOnly.signatureWideCandidates = 0
         let bare = try TestAudio.catalog(Self.references, parameters: landmarksOnly).0
         #expect(try TestAudio.match(query, bare).outcome == .noMatch)
 
@@ -76,6 +77,36 @@ import SoundtraceTestSupport
         #expect(weak.verdict().isMatch && weak.verdict().isConfirmedBySignature)
     }
 
+    @Test func aWiderNetFindsAlignmentsTheFirstChecksDoNotCover() throws {
+        // With no references in the first round (as when chance alignments elsewhere have more
+        // hits than the true one), the second round over every well-voted alignment finds it.
+        let clean = TestAudio.excerpt(Self.references[1].audio, from: 11 * Self.rate, count: 5 * Self.rate)
+        let query = TestAudio.addNoise(clean, snrDB: -12, seed: 5)
+        var wideOnly = EngineParameters()
+        wideOnly.signatureCandidates = 0
+        let verdict = try TestAudio.match(query, TestAudio.catalog(Self.references, parameters: wideOnly).0)
+        #expect(verdict.isMatch && verdict.candidate == 1 && verdict.isConfirmedBySignature)
+        #expect(abs(Self.catalog.parameters.seconds(forFrames: verdict.offsetFrames) - 11) <= 0.05)
+        #expect(try #require(verdict.wideSignatureScore) * 4096 >= Double(wideOnly.signatureWideMinScoreQ12))
+        var neither = wideOnly
+        neither.signatureWideCandidates = 0
+        #expect(try TestAudio.match(query, TestAudio.catalog(Self.references, parameters: neither).0).outcome == .noMatch)
+    }
+
+    @Test func theWiderNetNeedsTheHigherScore() throws {
+        // An alignment whose score passes the first round's bar but not the wider net's.
+        let clean = TestAudio.excerpt(Self.references[2].audio, from: 5 * Self.rate, count: 5 * Self.rate)
+        let query = TestAudio.addNoise(clean, snrDB: -14, seed: 5)
+        let first = try TestAudio.match(query, Self.catalog)
+        #expect(first.isMatch && first.candidate == 2 && first.isConfirmedBySignature && first.wideSignatureScore == nil)
+        var wideOnly = EngineParameters()
+        wideOnly.signatureCandidates = 0
+        let verdict = try TestAudio.match(query, TestAudio.catalog(Self.references, parameters: wideOnly).0)
+        let wide = try #require(verdict.wideSignatureScore) * 4096
+        #expect(wide >= Double(wideOnly.signatureMinScoreQ12) && wide < Double(wideOnly.signatureWideMinScoreQ12))
+        #expect(verdict.outcome == .noMatch)
+    }
+
     @Test(arguments: [(11, -3.0), (12, -6.0), (13, 100.0)] as [(UInt64, Double)])
     func unrelatedMusicFailsTheSignatureCheck(seed: UInt64, snr: Double) throws {
         let query = TestAudio.addNoise(TestAudio.music(seed: seed, seconds: 10), snrDB: snr, seed: 9)
@@ -84,6 +115,8 @@ import SoundtraceTestSupport
         // The check did run, and unrelated music stays well below the score a match needs.
         let score = try #require(verdict.signatureScore)
         #expect(score * 4096 < Double(Self.catalog.parameters.signatureMinScoreQ12) - 4096)
+        let wide = try #require(verdict.wideSignatureScore)
+        #expect(wide * 4096 < Double(Self.catalog.parameters.signatureWideMinScoreQ12) - 4096)
     }
 
     @Test func signaturesAreNotCheckedBeforeEnoughAudio() throws {

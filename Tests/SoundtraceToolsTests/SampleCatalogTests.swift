@@ -112,6 +112,7 @@ import Testing
     @Test(arguments: [0.0, -5.0])
     func outsideRecordingsInNoiseAreNoMatch(snr: Double) throws {
         var strongest = -Double.infinity
+        var strongestWide = -Double.infinity
         for (n, name) in ["quiet-ferry-piano", "salt-meadow-mallets"].enumerated() {
             let audio = try RecordingLoader.load(path: Self.root + "/catalog/outside/\(name).wav").audio
             for start in stride(from: 0, to: audio.samples.count - 5 * Self.rate, by: 23 * Self.rate / 10) {
@@ -120,9 +121,12 @@ import Testing
                 let verdict = try TestAudio.match(clip, Self.catalog)
                 #expect(verdict.outcome == .noMatch, "\(name)@\(start / Self.rate) at \(snr) dB: \(verdict)")
                 strongest = max(strongest, verdict.signatureScore ?? -.infinity)
+                strongestWide = max(strongestWide, verdict.wideSignatureScore ?? -.infinity)
             }
         }
         #expect(strongest * 4096 < Double(Self.catalog.parameters.signatureMinScoreQ12) - 2048, "strongest signature score \(strongest)")
+        #expect(strongestWide * 4096 < Double(Self.catalog.parameters.signatureWideMinScoreQ12) - 4096,
+                "strongest wide signature score \(strongestWide)")
     }
 
     @Test func matchPrintsOneJSONObjectPerFile() throws {

@@ -1,0 +1,70 @@
+/// One alignment found in the vote grid: its windowed votes, reference and (vote-weighted) offset in frames.
+struct Alignment: Equatable {
+    let votes: Int
+    let reference: Int
+    let offset: Int
+}
+
+extension VoteGrid {
+    /// The strongest alignments of one speed step: windows of `±radius` cells that hold at least
+    /// `minimumVotes` and are a local maximum (neighbouring centres of the same alignment count
+    /// once), at most `limit` of them, most votes first; among equals, the earlier reference and
+    /// offset. One pass over the step's cells; memory stays bounded by `limit` however many qualify.
+    func strongestAlignments(step: Int, radius: Int, minimumVotes: Int, limit: Int) -> [Alignment] {
+        guard limit > 0 else { return [] }
+        var kept: [Alignment] = []
+        kept.reserveCapacity(limit)
+        var weakest = 0  // index into `kept` of the one a stronger alignment replaces
+        // Neighbouring references are one empty cell apart, and the grid begins and ends with one,
+        // so with a radius of at most one every window read below lies inside the grid.
+        precondition(radius >= 0 && radius <= 1, "alignment windows reach at most one cell either side")
+        counts.withCounters { counters in
+            for reference in referenceBase.indices {
+                let first = step * span + referenceBase[reference]
+                var lastTaken = Int.min / 2
+                var previous = 0
+                var current = window(first, radius: radius)
+                for cell in first..<(first + referenceLength[reference]) {
+                    // Most windows are empty: wrapping arithmetic and unchecked reads keep this pass cheap.
+                    let next = current &+ Int(counters[cell &+ radius &+ 1]) &- Int(counters[cell &- radius])
+                    if current >= minimumVotes && current >= previous && current > next && cell - lastTaken > 2 * radius {
+                        lastTaken = cell
+                        let found = Alignment(votes: current, reference: reference, offset: centre(cell, radius: radius) - first - padding)
+                        if kept.count < limit {
+                            kept.append(found)
+                            if kept.count == limit { weakest = Self.weakestIndex(kept) }
+                        } else if current > kept[weakest].votes {
+                            kept[weakest] = found
+                            weakest = Self.weakestIndex(kept)
+                        }
+                    }
+                    previous = current
+                    current = next
+                }
+            }
+        }
+        return kept.sorted { ($0.votes, -$0.reference, -$0.offset) > ($1.votes, -$1.reference, -$1.offset) }
+    }
+
+    /// The vote-weighted centre of the window around `cell` (a cell index), steadier than the
+    /// window's own centre: a plateau of equal windows around a single offset names that offset.
+    private func centre(_ cell: Int, radius: Int) -> Int {
+        var weighted = 0
+        for c in (cell - radius)...(cell + radius) { weighted += count(c) * c }
+        return roundedDivide(weighted, window(cell, radius: radius))
+    }
+
+    /// The alignment a stronger one replaces: fewest votes, and of those the last found.
+    private static func weakestIndex(_ kept: [Alignment]) -> Int {
+        var index = 0
+        for i in kept.indices.dropFirst() {
+            let candidate = kept[i]
+            let weakest = kept[index]
+            if candidate.votes < weakest.votes
+                || (candidate.votes == weakest.votes && (candidate.reference, candidate.offset) > (weakest.reference, weakest.offset)) {
+                index = i
+            }
+        }
+        return index
+    }
+}
