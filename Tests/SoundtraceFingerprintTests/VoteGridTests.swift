@@ -28,6 +28,19 @@ import Testing
         #expect(grid.strongestAlignments(step: 0, radius: 1, minimumVotes: 3, limit: 10) == [Alignment(votes: 9, reference: 0, offset: 40)])
     }
 
+    @Test func votesAnywhereInAReferenceAreFoundAcrossEmptyStretches() {
+        // The first and last offsets a reference has (-padding and its length), and votes far apart.
+        for (offset, reference) in [(-10, 0), (-9, 0), (0, 0), (3, 0), (57, 0), (99, 0), (100, 0), (-10, 1), (50, 1)] {
+            let grid = Self.grid(votes: [(reference, 0, offset, 3), (1 - reference, 0, 20, 1)])
+            #expect(grid.strongestAlignments(step: 0, radius: 1, minimumVotes: 3, limit: 4)
+                    == [Alignment(votes: 3, reference: reference, offset: offset)], "offset \(offset) of \(reference)")
+            #expect(grid.strongestAlignments(step: 0, radius: 0, minimumVotes: 3, limit: 4)
+                    == [Alignment(votes: 3, reference: reference, offset: offset)], "offset \(offset) of \(reference), radius 0")
+        }
+        let spread = Self.grid(votes: [(0, 1, -10, 3), (0, 1, 30, 2), (0, 1, 31, 1), (0, 1, 100, 4), (1, 1, 49, 3), (1, 1, 50, 3)])
+        #expect(spread.strongestAlignments(step: 1, radius: 1, minimumVotes: 3, limit: 10).map(\.votes) == [6, 4, 3, 3])
+    }
+
     @Test func theLimitKeepsTheStrongestAndTheEarliestOfEquals() {
         let grid = Self.grid(votes: [(0, 0, 5, 3), (0, 0, 30, 5), (0, 0, 50, 3), (1, 0, 10, 4), (1, 0, 40, 3)])
         let found = grid.strongestAlignments(step: 0, radius: 1, minimumVotes: 3, limit: 3)
