@@ -11,13 +11,21 @@ result does not depend on the platform's maths library.
 
 Usage:
     python3 compose.py OUTDIR
+    python3 compose.py --derivatives OUTDIR
 
-Writes
+The first form writes
     OUTDIR/catalog/<id>.mid    the reference catalog pieces (about 100 s each)
     OUTDIR/outside/<name>.mid  two short pieces that are NOT in the catalog
                                (used by tests as unrelated "hard negative"
                                recordings)
-and prints one line per file with its length in seconds to stderr.
+the second form writes only
+    OUTDIR/derivatives/<id>--keep-<part>.mid
+                               pieces that are NOT in the catalog either but
+                               share one layer with catalog piece <id>, note
+                               for note and in the same sound (see "Derivative
+                               pieces" below: the hard negatives for "same drum
+                               loop / bass line / melody, different recording")
+and each prints one line per file with its length in seconds to stderr.
 
 The MIDI files are format 1, 480 ticks per quarter note: track 0 carries the
 track name, time signature, key signature and tempo map; every further track
@@ -88,10 +96,13 @@ class Track:
         self.pan = pan
         self.reverb = reverb
         self.chorus = chorus
-        self.notes = []     # (start_tick, end_tick, pitch, velocity)
+        self.notes = []     # (start_tick, end_tick, pitch, velocity, role)
         self.controls = []  # (tick, controller, value)
 
-    def note(self, start, dur, pitch, vel):
+    def note(self, start, dur, pitch, vel, role=None):
+        """role labels a note's function inside the track (e.g. "bass" for the
+        bass notes of a piano left hand), so that a derivative piece can keep
+        just that layer; it is not written to the MIDI file."""
         pitch = int(pitch)
         while pitch > 127:
             pitch -= 12
@@ -102,7 +113,7 @@ class Track:
         if e < s + 24:
             e = s + 24
         v = max(1, min(127, int(round(vel))))
-        self.notes.append((s, e, pitch, v))
+        self.notes.append((s, e, pitch, v, role))
 
     def cc(self, beat, controller, value):
         self.controls.append((max(0, to_tick(beat)), controller, max(0, min(127, int(round(value))))))
@@ -114,6 +125,22 @@ class Track:
 
     def end_tick(self):
         return max([n[1] for n in self.notes] + [c[0] for c in self.controls] + [0])
+
+    def sounding(self):
+        """The notes as they are written and heard: (start, end, pitch, velocity, role).
+
+        A note-off for a pitch would also silence a later overlapping note of
+        the same pitch on the channel, so overlapping repeats are shortened
+        (and a note that would be left with no length is dropped)."""
+        notes = sorted(self.notes, key=lambda n: (n[2], n[0], n[1], n[3]))
+        fixed = []
+        for i, (s, e, p, v, role) in enumerate(notes):
+            if i + 1 < len(notes) and notes[i + 1][2] == p and notes[i + 1][0] < e:
+                e = notes[i + 1][0]
+            if e <= s:
+                continue
+            fixed.append((s, e, p, v, role))
+        return fixed
 
     def chunk(self):
         ch = self.channel
@@ -131,17 +158,7 @@ class Track:
         for tick, num, val in self.controls:
             ev.append((tick, 1, seq, bytes([0xB0 | ch, num, val])))
             seq += 1
-        # A note-off for a pitch would also silence a later overlapping note of
-        # the same pitch on the channel, so shorten overlapping repeats.
-        notes = sorted(self.notes, key=lambda n: (n[2], n[0], n[1], n[3]))
-        fixed = []
-        for i, (s, e, p, v) in enumerate(notes):
-            if i + 1 < len(notes) and notes[i + 1][2] == p and notes[i + 1][0] < e:
-                e = notes[i + 1][0]
-            if e <= s:
-                continue
-            fixed.append((s, e, p, v))
-        for s, e, p, v in sorted(fixed):
+        for s, e, p, v in sorted(n[:4] for n in self.sounding()):
             ev.append((s, 3, seq, bytes([0x90 | ch, p, v])))
             ev.append((e, 2, seq + 1, bytes([0x80 | ch, p, 64])))
             seq += 2
@@ -158,6 +175,7 @@ class Song:
         self.minor = minor
         self.tempos = [(0, bpm)]
         self.tracks = []
+        self.harmony = None  # the chord timeline; derivative pieces re-voice by it
 
     def add_track(self, name, channel, program, **kw):
         t = Track(name, channel, program, **kw)
@@ -595,8 +613,9 @@ def arpeggiate(track, rng, harm, t0, t1, pattern, step, vel, bass_lo=36, bass_hi
         k = 0
         while s0 + k * step < s1 - 1e-6 and s0 + k * step < t1 - 1e-6:
             t = s0 + k * step
-            p = arp[pattern[k % len(pattern)] % len(arp)]
-            track.note(t + jitter(rng, 0.01), step * dur_mul, p, vel(t) + (6 if k == 0 else 0) + jitter(rng, 4))
+            i = pattern[k % len(pattern)] % len(arp)
+            track.note(t + jitter(rng, 0.01), step * dur_mul, arp[i], vel(t) + (6 if k == 0 else 0) + jitter(rng, 4),
+                       role="bass" if i == 0 else None)
             k += 1
     return state
 
@@ -606,7 +625,7 @@ def piece_harbor(rng):
     rh = s.add_track("Piano right hand", 0, 0, volume=112, pan=70, reverb=52)
     lh = s.add_track("Piano left hand", 1, 0, volume=104, pan=58, reverb=52)
     EB, CM = 3, 0
-    h = Harmony()
+    h = s.harmony = Harmony()
     t = h.prog(0, EB, "major", "Iadd9 IVmaj7")
     tA = t
     t = h.prog(t, EB, "major", "I vi IV V I iii IV:2 ii7:2 V7sus4:2 V7:2")
@@ -679,7 +698,7 @@ def piece_harbor(rng):
     prev = None
     for s0, s1, ch, _sc in h.spans_in(tB, tA3):
         b = near(ch.bass, 40, 36, 48)
-        lh.note(s0, s1 - s0, b, v_lh(s0) + 6)
+        lh.note(s0, s1 - s0, b, v_lh(s0) + 6, role="bass")
         v = voicing(ch.tones, prev, 50, 67, 3)
         prev = v
         offs = [(0, 1.0), (1.5, 0.5), (3, 0.9)] if s1 - s0 >= 4 else [(0, 1.0), (1, 0.8)]
@@ -688,8 +707,8 @@ def piece_harbor(rng):
                 lh.note(s0 + o + jitter(rng, 0.01), d, p, v_lh(s0 + o) - 2 + jitter(rng, 4))
     for s0, s1, ch, _sc in h.spans_in(tA3, tC):
         b = near(ch.bass, 36, 31, 43)
-        lh.note(s0, 1.5, b, v_lh(s0) + 8)
-        lh.note(s0, 1.5, b + 12, v_lh(s0) + 4)
+        lh.note(s0, 1.5, b, v_lh(s0) + 8, role="bass")
+        lh.note(s0, 1.5, b + 12, v_lh(s0) + 4, role="bass")
         up = voicing(ch.tones, None, b + 15, b + 30, 3)
         k = 0
         x = s0 + 1
@@ -700,7 +719,7 @@ def piece_harbor(rng):
     arpeggiate(lh, rng, h, tC, end - 4, [0, 1, 2, 3], 1.0, v_lh, state=st)
     final = [39, 46, 51, 55, 58, 65]
     for i, p in enumerate(final):
-        lh.note(end - 4 + i * 0.09, 4 - i * 0.09 + 2, p, 50 - i * 2)
+        lh.note(end - 4 + i * 0.09, 4 - i * 0.09 + 2, p, 50 - i * 2, role="bass" if i == 0 else None)
     pedal([rh, lh], h, 0, end)
     rh.cc(end + 2, 64, 0)
     lh.cc(end + 2, 64, 0)
@@ -748,7 +767,7 @@ def piece_strings(rng):
     tr = s.add_track("Tremolo strings", 5, 44, volume=80, pan=30, reverb=72)
     solo = s.add_track("Solo violin", 6, 40, volume=96, pan=64, reverb=78)
     D, F, G = 2, 5, 7
-    h = Harmony()
+    h = s.harmony = Harmony()
     t = h.prog(0, D, "minor", "i i bVI:2 V:2")
     tA = t
     t = h.prog(t, D, "minor", "i iv bVII bIII bVI iio:2 V:2 i V")
@@ -1016,7 +1035,7 @@ def piece_jazz(rng):
     bass = s.add_track("Acoustic bass", 2, 32, volume=112, pan=60, reverb=24)
     dr = s.add_track("Drums", DRUMS, 32, volume=100, pan=64, reverb=30)
     F, AB = 5, 8
-    h = Harmony()
+    h = s.harmony = Harmony()
     t = h.prog(0, F, "major", "ii7:2 V7:2 ii7:2 V7:2 iii7:2 VI7:2 ii7:2 V7:2", scales="chord")
     tH = t
     t = h.prog(t, F, "major", BLUES1, scales="chord")
@@ -1222,7 +1241,7 @@ def piece_mallets(rng):
     bass = s.add_track("Bass marimba", 3, 12, volume=110, pan=64, reverb=35)
     glock = s.add_track("Glockenspiel", 4, 9, volume=70, pan=80, reverb=60)
     A, C, E = 9, 0, 4
-    h = Harmony()
+    h = s.harmony = Harmony()
     t = h.prog(0, A, "lydian", "Iadd9:16 II:12 vi7:12 iii7:12 Imaj7:12")
     t2 = t
     t = h.prog(t, C, "lydian", "Imaj7:12 II:12 vi7:8 iii7:12 IIadd9:12")
@@ -1281,7 +1300,7 @@ def piece_brass(rng):
     mt = s.add_track("Muted trumpet", 6, 59, volume=88, pan=30, reverb=60)
     pc = s.add_track("Percussion", DRUMS, 48, volume=90, pan=64, reverb=50)
     BB, G, C = 10, 7, 0
-    h = Harmony()
+    h = s.harmony = Harmony()
     t = h.prog(0, BB, "major", "I IV:2 I:2 bVI:2 bVII:2 V")
     tA = t
     t = h.prog(t, BB, "major", "I IV I V I vi ii:2 V7:2 I")
@@ -1481,7 +1500,7 @@ def guitar_waltz(track, rng, harm, t0, t1, vel, mode, state):
             state["bass"] = bass
             up = voicing(ch.tones, state.get("up"), 52, 67, 4 if mode != "arp" else 3)
             state["up"] = up
-            track.note(x, 2.8 if mode != "light" else 1.5, bass, vel(x) + 8 + jitter(rng, 3))
+            track.note(x, 2.8 if mode != "light" else 1.5, bass, vel(x) + 8 + jitter(rng, 3), role="bass")
             if mode in ("strum", "light"):
                 for beat in (1, 2):
                     if mode == "light" and beat == 2 and rng.random() < 0.5:
@@ -1505,7 +1524,7 @@ def piece_waltz(rng):
     fl = s.add_track("Flute", 1, 73, volume=98, pan=74, reverb=55)
     g2 = s.add_track("Nylon guitar (melody)", 2, 24, volume=110, pan=82, reverb=45)
     E, G, B = 4, 7, 11
-    h = Harmony()
+    h = s.harmony = Harmony()
     t = h.prog(0, E, "minor", "i iv i V", bar=3)
     tA = t
     t = h.prog(t, E, "minor", "i iv bVII bIII bVI iv V V7 i iv bVII bIII bVI V7 i i", bar=3)
@@ -1591,7 +1610,7 @@ def piece_waltz(rng):
     guitar_waltz(gt, rng, h, tC, tA3, dyn, "broken", st)
     guitar_waltz(gt, rng, h, tA3, end - 3, dyn, "strum", st)
     for i, p in enumerate((40, 47, 52, 56, 59, 64)):
-        gt.note(end - 3 + i * 0.12, 8, p, 70 - i * 2)
+        gt.note(end - 3 + i * 0.12, 8, p, 70 - i * 2, role="bass" if i == 0 else None)
     return s
 
 
@@ -1618,7 +1637,7 @@ def piece_synth(rng):
     arp = s.add_track("Square arpeggio", 3, 80, volume=70, pan=90, reverb=50, chorus=30)
     dr = s.add_track("Drum machine", DRUMS, 25, volume=104, pan=64, reverb=20)
     FS, GS = 6, 8
-    h = Harmony()
+    h = s.harmony = Harmony()
     t = h.prog(0, FS, "minor", "i bVImaj7 iv7 bVII")
     tBu = t
     t = h.prog(t, FS, "minor", "i bVI bIII bVII i bVI iv V")
@@ -1776,7 +1795,7 @@ def piece_ferry(rng):
     rh = s.add_track("Piano right hand", 0, 0, volume=110, pan=70, reverb=48)
     lh = s.add_track("Piano left hand", 1, 0, volume=102, pan=58, reverb=48)
     A = 9
-    h = Harmony()
+    h = s.harmony = Harmony()
     t = h.prog(0, A, "major", "I iii IV V vi IV ii:2 V7:2 I vi7 IV V7 I")
     end = t
     s.ritard(end - 8, end - 2, 92, 70, step=0.5)
@@ -1821,7 +1840,7 @@ def piece_meadow(rng):
     bass = s.add_track("Bass marimba", 3, 12, volume=108, pan=64, reverb=35)
     glock = s.add_track("Glockenspiel", 4, 9, volume=70, pan=80, reverb=60)
     D = 2
-    h = Harmony()
+    h = s.harmony = Harmony()
     t = h.prog(0, D, "dorian", "i7:16 IV:12 bVIImaj7:16 v7:12 i7:16")
     end = t + 4
     h.prog(t, D, "dorian", "i7:4")
@@ -1852,21 +1871,202 @@ OUTSIDE = [
 ]
 
 
+# ---------------------------------------------------------------------------
+# Derivative pieces (NOT in the catalog): hard negatives sharing one layer
+# ---------------------------------------------------------------------------
+#
+# A derivative keeps ONE part of a catalog piece verbatim and replaces all the
+# others, so that it is a different recording in which one layer -- the drum
+# loop, the bass line, the melody in the same sound -- is the catalog's own.
+#
+# The kept part is the catalog composition's own Track object (the same
+# notes, timing, velocities, program, channel and controller settings; its
+# MTrk chunk is the same bytes as in the catalog file).  Where the part is a
+# role inside a track (the bass notes of a piano left hand), it is that
+# track's notes of that role exactly as the catalog file plays them.
+#
+# Every other part is replaced in three ways:
+#   * the piece is composed again from another seed, so every random choice
+#     (melodies, solos, rhythm cells, drum variations) comes out differently,
+#     while the form, chords, tempo map and length -- which no seed changes --
+#     stay, and the kept layer lines up with the rest from start to end;
+#   * each replaced pitched note moves to the neighbouring chord tone (or
+#     scale step), so that even the figures that do not depend on the seed
+#     (pads, arpeggio patterns, oom-pah) play other notes over the same chords;
+#   * each replaced part gets another instrument at a matching loudness
+#     (NEW_SOUND), the drums another kit with related kit pieces swapped
+#     (DRUM_SWAP).
+
+# (catalog id, part, the tracks kept, the role kept inside them or None for
+# whole tracks).  Every kept layer sounds through (nearly) the whole piece and
+# is a good part of the mix; left out are e.g. the synth piece's lead (silent
+# half the time) and the quiet layers (organ comping, vibraphone, synth
+# arpeggio, the brass piece's percussion: 1-5 % of their piece's energy).
+DERIVATIVES = [
+    ("harbor-lights-piano", "right-hand", ("Piano right hand",), None),
+    ("harbor-lights-piano", "left-hand", ("Piano left hand",), None),
+    ("harbor-lights-piano", "bass", ("Piano left hand",), "bass"),
+    ("northern-glass-strings", "bass-line", ("Contrabasses",), None),
+    ("northern-glass-strings", "inner-voices", ("Violas", "Tremolo strings"), None),
+    # the tune passes from the cellos to the violins and the solo violin
+    ("northern-glass-strings", "melody", ("Cellos", "Violins", "Solo violin"), None),
+    ("lamplight-organ-trio", "drums", ("Drums",), None),
+    ("lamplight-organ-trio", "bass", ("Acoustic bass",), None),
+    ("lamplight-organ-trio", "melody", ("Organ lead",), None),
+    ("tidepool-clockwork-mallets", "bass", ("Bass marimba",), None),
+    ("tidepool-clockwork-mallets", "ostinato", ("Marimba I",), None),
+    # the second marimba's short cycle phasing against the bar
+    ("tidepool-clockwork-mallets", "phase-pattern", ("Marimba II",), None),
+    ("summit-banners-brass", "melody", ("Trumpet I",), None),
+    ("summit-banners-brass", "bass", ("Tuba",), None),
+    ("summit-banners-brass", "horns", ("French horns",), None),
+    ("orchard-lantern-waltz", "guitar", ("Nylon guitar",), None),
+    ("orchard-lantern-waltz", "bass", ("Nylon guitar",), "bass"),
+    # the tune passes between the flute and the second guitar
+    ("orchard-lantern-waltz", "melody", ("Flute", "Nylon guitar (melody)"), None),
+    ("neon-cartography-synth", "drums", ("Drum machine",), None),
+    ("neon-cartography-synth", "bass", ("Synth bass",), None),
+    ("neon-cartography-synth", "pad", ("Warm pad",), None),
+]
+
+# The General MIDI program (on the drum channel: the drum kit) and the channel
+# volume (CC 7) of each replaced part.  The volume makes the new part about as
+# loud as the catalog part it replaces (each part rendered alone with
+# render.sh's settings, RMS compared, volume scaled by 40 log10 -- measured
+# once; clipped at 127), so the kept layer keeps its place in the mix.  Only
+# the piano's right hand keeps its instrument: a new tune on the same piano
+# over the kept left hand is the hardest case, "same accompaniment, same
+# sound, other melody".
+NEW_SOUND = {
+    "harbor-lights-piano": {"Piano right hand": (0, 117), "Piano left hand": (46, 92)},
+    "northern-glass-strings": {"Violins": (73, 74), "Violas": (52, 100), "Cellos": (70, 97),
+                               "Contrabasses": (58, 120), "Pizzicato": (46, 104),
+                               "Tremolo strings": (50, 62), "Solo violin": (68, 80)},
+    "lamplight-organ-trio": {"Organ lead": (66, 100), "Organ comping": (4, 63), "Acoustic bass": (33, 116),
+                             "Drums": (40, 103)},
+    "tidepool-clockwork-mallets": {"Marimba I": (8, 102), "Marimba II": (6, 116), "Vibraphone": (48, 49),
+                                   "Bass marimba": (32, 93), "Glockenspiel": (10, 66)},
+    "summit-banners-brass": {"Trumpet I": (71, 71), "Trumpet II": (68, 70), "French horns": (48, 127),
+                             "Trombones": (42, 122), "Tuba": (43, 108), "Timpani": (116, 78),
+                             "Muted trumpet": (11, 127), "Percussion": (0, 94)},
+    "orchard-lantern-waltz": {"Nylon guitar": (46, 125), "Flute": (71, 88), "Nylon guitar (melody)": (21, 95)},
+    "neon-cartography-synth": {"Saw lead": (62, 105), "Warm pad": (95, 70), "Synth bass": (39, 73),
+                               "Square arpeggio": (5, 86), "Drum machine": (24, 127)},
+}
+
+# Replaced drum parts: each kit piece is played by a related one (kick by the
+# other kick, snare by the other snare, clap and side stick by each other,
+# hi-hats by cabasa and tambourine, ride, crash and toms by the other ones), so
+# the groove stays but not the sound.
+DRUM_SWAP = {35: 36, 36: 35, 37: 39, 39: 37, 38: 40, 40: 38, 42: 69, 44: 42, 46: 54, 70: 54,
+             49: 57, 57: 49, 51: 59, 53: 51, 45: 41, 47: 43}
+
+
+def seeded(key):
+    """The random generator of one piece: seeded by a constant string."""
+    return random.Random(zlib.crc32(("soundtrace/" + key).encode("ascii")))
+
+
+def empty_like(track, name, channel, program, volume):
+    """A track with another track's pan, effects and controllers, no notes."""
+    t = Track(name, channel, program, volume=volume, pan=track.pan, reverb=track.reverb,
+              chorus=track.chorus)
+    t.controls = list(track.controls)
+    return t
+
+
+def neighbour_tone(p, chord, scale, step):
+    """The next chord tone in direction step (+1 up, -1 down) if p is a chord
+    tone, otherwise the next note of the scale, so that a line keeps its shape
+    and every note still fits the chord."""
+    pcs = chord.pcs if p % 12 in chord.pcs else chord.pcs | frozenset(scale)
+    q = p + step
+    while q % 12 not in pcs:
+        q += step
+    return q
+
+
+def revoiced(track, harm, name, channel, sound, notes):
+    """notes (from track) as a replaced part: another instrument and volume
+    (sound), and either other kit pieces (drums) or each note moved to a
+    neighbouring chord tone."""
+    t = empty_like(track, name, channel, sound[0], sound[1])
+    if channel == DRUMS:
+        t.notes = [(s, e, DRUM_SWAP.get(p, p), v, r) for s, e, p, v, r in notes]
+        return t
+    # Bass lines move down, everything else up, so each keeps its register.
+    pitches = sorted(n[2] for n in notes)
+    step = -1 if pitches and pitches[len(pitches) // 2] < 48 else 1
+    for s, e, p, v, r in notes:
+        # The chord a note belongs to is the one under most of its first beat,
+        # not the one its (humanised, maybe slightly early) onset falls in.
+        chord, scale = harm.at((s + min((e - s) // 2, PPQ // 2)) / PPQ)
+        t.notes.append((s, e, neighbour_tone(p, chord, scale, step), v, r))
+    return t
+
+
+def derivative(ident, fn, part, keep, role):
+    """Catalog piece ident with only `part` (tracks keep, or their notes of
+    the given role) kept verbatim and everything else replaced."""
+    name = "%s--keep-%s" % (ident, part)
+    orig = fn(seeded(ident))       # exactly the catalog piece
+    alt = fn(seeded(name))         # the same form, other random choices
+    if alt.tempo_map() != orig.tempo_map() or [t.name for t in alt.tracks] != [t.name for t in orig.tracks]:
+        raise AssertionError("%s: the form depends on the seed" % name)
+    for n in keep:
+        if n not in [t.name for t in orig.tracks]:
+            raise AssertionError("%s: no track %r" % (name, n))
+    song = Song(name, "%s, keeping the %s" % (orig.title, part.replace("-", " ")), orig.tempos[0][1],
+                orig.num, orig.den, orig.key_sf, orig.minor)
+    song.tempos = list(orig.tempos)  # with every tempo change: the kept layer stays in time
+    sound = NEW_SOUND[ident]
+    free = [c for c in range(16) if c != DRUMS and c not in [t.channel for t in orig.tracks]]
+    for o, a in zip(orig.tracks, alt.tracks):
+        if o.name not in keep:
+            song.tracks.append(revoiced(a, alt.harmony, a.name, a.channel, sound[a.name], a.sounding()))
+        elif role is None:
+            song.tracks.append(o)  # the catalog's own track: the same MTrk bytes
+        else:
+            # The role's notes exactly as the catalog file plays them (after
+            # its overlap fix), on the catalog track's channel and settings;
+            # the track's other notes come re-voiced on a channel of their own.
+            kept = empty_like(o, o.name, o.channel, o.program, o.volume)
+            kept.notes = [n for n in o.sounding() if n[4] == role]
+            song.tracks.append(kept)
+            rest = [n for n in a.sounding() if n[4] != role]
+            song.tracks.append(revoiced(a, alt.harmony, a.name + " (other notes)", free.pop(0),
+                                        sound[a.name], rest))
+    return song
+
+
+def write_song(song, d, name, note=""):
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name + ".mid"), "wb") as f:
+        f.write(song.to_bytes())
+    sys.stderr.write("%s/%s.mid %.1f s%s\n" % (os.path.basename(d), name, song.seconds(), note))
+
+
 def main(argv):
-    if len(argv) != 2 or argv[1].startswith("-"):
-        sys.stderr.write("usage: compose.py OUTDIR\n")
+    args = argv[1:]
+    derivatives = args[:1] == ["--derivatives"]
+    if derivatives:
+        args = args[1:]
+    if len(args) != 1 or args[0].startswith("-"):
+        sys.stderr.write("usage: compose.py [--derivatives] OUTDIR\n")
         return 2
-    out = argv[1]
+    out = args[0]
+    if derivatives:
+        pieces = dict(CATALOG)
+        for ident, part, keep, role in DERIVATIVES:
+            song = derivative(ident, pieces[ident], part, keep, role)
+            what = " + ".join(keep) + (" (%s notes)" % role if role else "")
+            write_song(song, os.path.join(out, "derivatives"), song.ident, ", keeps " + what)
+        return 0
     for sub, items in (("catalog", CATALOG), ("outside", OUTSIDE)):
-        d = os.path.join(out, sub)
-        os.makedirs(d, exist_ok=True)
         for ident, fn in items:
-            rng = random.Random(zlib.crc32(("soundtrace/" + ident).encode("ascii")))
-            song = fn(rng)
+            song = fn(seeded(ident))
             assert song.ident == ident
-            with open(os.path.join(d, ident + ".mid"), "wb") as f:
-                f.write(song.to_bytes())
-            sys.stderr.write("%s/%s.mid %.1f s\n" % (sub, ident, song.seconds()))
+            write_song(song, os.path.join(out, sub), ident)
     return 0
 
 

@@ -11,12 +11,39 @@
 #   catalog/audio/<id>.wav       the catalog references (see manifest.json)
 #   catalog/outside/<name>.wav   two pieces that are NOT in the catalog
 #
+#   catalog/render.sh --derivatives OUTDIR
+# renders instead only the derivative pieces (compose.py --derivatives: each
+# keeps one layer of a catalog piece verbatim and replaces the rest; NOT in
+# the catalog) to OUTDIR/<id>--keep-<part>.wav, with the same settings as the
+# catalog, so the kept layer is the same sound.  OUTDIR must lie outside the
+# repository; catalog/audio and catalog/outside are not touched.
+#
 # Needs the Debian packages python3, fluidsynth, fluid-soundfont-gm and sox.
 # It installs nothing itself.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SF2=/usr/share/sounds/sf2/FluidR3_GM.sf2
+
+usage() {
+    echo "usage: catalog/render.sh                         render the catalog into catalog/audio and catalog/outside" >&2
+    echo "       catalog/render.sh --derivatives OUTDIR    render only the derivative pieces into OUTDIR" >&2
+    exit 2
+}
+derivatives=""
+if [ $# -gt 0 ]; then
+    if [ $# -ne 2 ] || [ "$1" != "--derivatives" ] || [ -z "$2" ]; then
+        usage
+    fi
+    # Resolved without creating anything, so a refused OUTDIR leaves no trace.
+    derivatives="$(realpath -m -- "$2")"
+    repo="$(realpath -- "$here/..")"
+    case "$derivatives/" in
+        "$repo"/*)
+            echo "render.sh: $2 is inside the repository; render the derivatives elsewhere (e.g. /tmp/derivatives)" >&2
+            exit 2 ;;
+    esac
+fi
 
 need() {
     if ! command -v "$1" >/dev/null 2>&1; then
@@ -34,8 +61,6 @@ fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-
-python3 "$here/compose.py" "$tmp/midi"
 
 # Fixed synthesis settings.  Raw 32-bit float output means fluidsynth applies
 # no dither and does not clip (gain 0.2 keeps every piece's peak below 1.0, so
@@ -66,6 +91,18 @@ render_one() {
     rm -f "$tmp/raw.f32"
 }
 
+if [ -n "$derivatives" ]; then
+    python3 "$here/compose.py" --derivatives "$tmp/midi"
+    mkdir -p "$derivatives"
+    for mid in "$tmp"/midi/derivatives/*.mid; do
+        name="$(basename "$mid" .mid)"
+        render_one "$mid" "$derivatives/$name.wav"
+        echo "$derivatives/$name.wav $(soxi -D "$derivatives/$name.wav") s"
+    done
+    exit 0
+fi
+
+python3 "$here/compose.py" "$tmp/midi"
 mkdir -p "$here/audio" "$here/outside"
 for mid in "$tmp"/midi/catalog/*.mid; do
     id="$(basename "$mid" .mid)"
