@@ -12,8 +12,8 @@
 # Valgrind cannot read the DWARF that the Swift compiler emits, so the binary under test is a
 # copy stripped with `strip --strip-debug` (code and symbols unchanged, only debug info gone).
 #
-# Without --catalog, the benchmark's own catalog is used (prepared by accuracy.py if needed):
-# the full one when DIR/catalog-full.catalog exists, otherwise the quick one.
+# Without --catalog, the benchmark's own tuning-set catalog is used (prepared by accuracy.py if
+# needed): the full one when DIR/catalog-tuning-full.catalog exists, otherwise the quick one.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,10 +45,10 @@ fi
 # Tracks (and, without --catalog, the catalog) come from the accuracy benchmark's preparation,
 # which is cached and rebuilds the catalog only when the binary or the manifest changed.
 mode=(--quick)
-[ -f "$work/catalog-full.catalog" ] && mode=()
+[ -f "$work/catalog-tuning-full.catalog" ] && mode=()
 prepare=(--prepare-only)
 [ -n "$catalog" ] && prepare=(--tracks-only)
-prepared=$("$here/run.sh" --soundtrace "$binary" --work "$work" "${mode[@]}" "${prepare[@]}")
+prepared=$("$here/run.sh" --set tuning --soundtrace "$binary" --work "$work" "${mode[@]}" "${prepare[@]}")
 [ -n "$catalog" ] || catalog=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["catalog"])' "$prepared")
 track=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["tracks"][0])' "$prepared")
 

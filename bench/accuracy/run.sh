@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Accuracy benchmark entry point.
 #
-#   bench/accuracy/run.sh [--soundtrace PATH] [--work DIR] [--quick] [--build] [accuracy.py options]
+#   bench/accuracy/run.sh [--set tuning|blind|both] [--soundtrace PATH] [--work DIR] [--quick] [--build]
+#                         [accuracy.py options]
 #
+#   --set SET          tuning (default), blind (only for final reports; see blind.sh) or both
 #   --soundtrace PATH  binary under test (default: .build/release/soundtrace of this repo)
-#   --work DIR         where audio, catalog and results go (default /tmp/soundtrace-bench);
+#   --work DIR         where audio, catalogs and results go (default /tmp/soundtrace-bench);
 #                      generated files are cached there, so reruns only pay for matching
-#   --quick            smoke run: fewer tracks and offsets (a couple of minutes)
+#   --quick            smoke run: fewer tracks and offsets (a few minutes)
 #   --build            run `swift build -c release` first
 #
-# The Markdown report goes to stdout (and to DIR/report-{full,quick}.md); progress to stderr.
+# The Markdown report goes to stdout (and to DIR/report-SET-{full,quick}.md); progress to stderr.
 # Nothing is written inside the repository, and no audio is ever committed.
 set -euo pipefail
 
@@ -21,14 +23,19 @@ pass=()
 for arg in "$@"; do
   case "$arg" in
     --build) build=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exec python3 "$here/accuracy.py" --help ;;
+    -h|--help) sed -n '2,16p' "$0"; exec python3 "$here/accuracy.py" --help ;;
     *) pass+=("$arg") ;;
   esac
 done
 
-# The music comes from Debian packages (nobody on the project wrote it); sox does the signal
-# work and espeak-ng speaks the speech negatives. Install only what is missing.
-packages=(wesnoth-1.16-music hyperrogue-music sox libsox-fmt-all espeak-ng)
+# The music comes from Debian packages (nobody on the project wrote it): both sets' packages are
+# needed whatever --set says, because duplicates are looked for across all of them. sox does the
+# signal work, espeak-ng speaks the speech negatives, and fluidsynth with its General MIDI
+# soundfont renders the derivative pieces (catalog/render.sh --derivatives). Install only what is
+# missing.
+packages=(wesnoth-1.16-music hyperrogue-music supertux-data
+          singularity-music planetblupi-music-ogg drascula-music lincity-ng-data xmoto-data nexuiz-music
+          sox libsox-fmt-all espeak-ng fluidsynth fluid-soundfont-gm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -37,7 +44,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "[run.sh] installing ${missing[*]}" >&2
   sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  install=("${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y "${packages[@]}")
+  install=("${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y "${missing[@]}")
   # A fresh machine may have no package lists yet; update once and retry only then.
   if ! "${install[@]}" >&2; then
     "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 update >&2
