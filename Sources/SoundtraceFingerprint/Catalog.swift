@@ -9,11 +9,15 @@ public final class Catalog: Sendable {
     let signatures: [UInt16]
     /// Where each reference's signatures start in `signatures`.
     let signatureStart: [Int]
+    /// The band levels of every `levelStepFrames`-th frame, references one after another, and
+    /// where each reference's start.
+    let levels: [UInt32]
+    let levelStart: [Int]
     /// The mapped file the index reads, for a catalog loaded from a file.
     private let file: FileMapping?
 
     init(parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex,
-         signatures: [UInt16], file: FileMapping? = nil) {
+         signatures: [UInt16], levels: [UInt32], file: FileMapping? = nil) {
         self.parameters = parameters
         self.manifest = manifest
         self.references = references
@@ -26,6 +30,12 @@ public final class Catalog: Sendable {
             position += reference.durationFrames
         }
         signatureStart = start
+        self.levels = levels
+        var levelPosition = 0
+        levelStart = references.map { reference in
+            defer { levelPosition += ReferenceLevels.count(frames: reference.durationFrames, parameters: parameters) }
+            return levelPosition
+        }
         self.file = file
     }
 

@@ -47,6 +47,7 @@ public enum CatalogBuilder {
             CatalogReference(audio: input.audio, durationFrames: result.frames, sourceSHA256: input.sourceSHA256)
         }
         return CatalogFile.encode(version: version, references: references, index: index,
-                                  signatures: fingerprints.flatMap(\.signatures), parameters: parameters)
+                                  signatures: fingerprints.flatMap(\.signatures), levels: fingerprints.flatMap(\.levels),
+                                  parameters: parameters)
     }
 }

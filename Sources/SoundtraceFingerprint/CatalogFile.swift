@@ -1,10 +1,11 @@
 import Glibc
 
 /// The binary catalog file: magic, format version, engine parameters, the references' metadata,
-/// the landmark index, the references' frame signatures, and a SHA-256 of everything before it. Layout in docs/CATALOG.md.
+/// the landmark index, the references' frame signatures and band levels, and a SHA-256 of
+/// everything before it. Layout in docs/CATALOG.md.
 public enum CatalogFile {
     public static let magic: [UInt8] = Array("STCATLOG".utf8)
-    public static let formatVersion: UInt32 = 2
+    public static let formatVersion: UInt32 = 3
     /// Larger files are refused before reading: a catalog of a few hundred recordings is a few MB.
     public static let maximumBytes = 256 << 20
 
@@ -12,6 +13,7 @@ public enum CatalogFile {
     private static let referencesTag = tag("REFS")
     private static let indexTag = tag("INDX")
     private static let signaturesTag = tag("SIGN")
+    private static let levelsTag = tag("LEVL")
     private static let hashTag = tag("HASH")
 
     private static func tag(_ s: String) -> UInt32 {
@@ -23,8 +25,10 @@ public enum CatalogFile {
     /// Serializes a catalog. The output depends only on its arguments: no time stamps, no paths of
     /// the build machine, no unordered collections.
     public static func encode(version: Int, references: [CatalogReference], index: CatalogIndex,
-                              signatures: [UInt16], parameters: EngineParameters) -> [UInt8] {
+                              signatures: [UInt16], levels: [UInt32], parameters: EngineParameters) -> [UInt8] {
         precondition(signatures.count == references.reduce(0) { $0 + $1.durationFrames }, "one signature per frame")
+        precondition(levels.count == references.reduce(0) { $0 + ReferenceLevels.count(frames: $1.durationFrames, parameters: parameters) },
+                     "one level word per kept frame")
         var w = ByteWriter()
         w.append(contentsOf: magic)
         w.u32(formatVersion)
@@ -61,6 +65,10 @@ public enum CatalogFile {
         var g = ByteWriter()
         signatures.forEach { g.u16($0) }
         section(signaturesTag, g.bytes, into: &w)
+
+        var l = ByteWriter()
+        levels.forEach { l.u32($0) }
+        section(levelsTag, l.bytes, into: &w)
 
         let digest = SHA256.digest(w.bytes)
         w.u32(hashTag)
@@ -129,8 +137,8 @@ public enum CatalogFile {
         var storedDigest: [UInt8]? = nil
         let names: [UInt32: String] = [parametersTag: "parameters section", referencesTag: "references section",
                                        indexTag: "index section", signaturesTag: "signatures section",
-                                       hashTag: "content hash"]
-        for expected in [parametersTag, referencesTag, indexTag, signaturesTag, hashTag] {
+                                       levelsTag: "levels section", hashTag: "content hash"]
+        for expected in [parametersTag, referencesTag, indexTag, signaturesTag, levelsTag, hashTag] {
             let name = names[expected] ?? "file"
             let start = position
             guard let tag = u32(at: start), let length = u32(at: start + 4) else {
@@ -175,10 +183,12 @@ public enum CatalogFile {
         }
         let signatures = try decodeSignatures(section(signaturesTag), frames: references.reduce(0) { $0 + $1.durationFrames },
                                               path: path)
+        let levelCount = references.reduce(0) { $0 + ReferenceLevels.count(frames: $1.durationFrames, parameters: parameters) }
+        let levels = try decodeLevels(section(levelsTag), count: levelCount, path: path)
         let manifest = CatalogManifest(version: catalogVersion, referenceIds: references.map(\.audio.id),
                                        hash: SHA256.hex(storedDigest))
         return Catalog(parameters: parameters, manifest: manifest, references: references, index: index,
-                       signatures: signatures, file: owner as? FileMapping)
+                       signatures: signatures, levels: levels, file: owner as? FileMapping)
     }
 
     private static func checkParameters(_ body: [UInt8], path: String, parameters: EngineParameters) throws(CatalogError) {
@@ -254,6 +264,16 @@ public enum CatalogFile {
         return [UInt16](unsafeUninitializedCapacity: frames) { signatures, initialized in
             for i in 0..<frames { signatures[i] = UInt16(body[2 * i]) | UInt16(body[2 * i + 1]) << 8 }
             initialized = frames
+        }
+    }
+
+    private static func decodeLevels(_ body: UnsafeRawBufferPointer, count: Int, path: String) throws(CatalogError) -> [UInt32] {
+        guard body.count == 4 * count else {
+            throw .damaged(path: path, detail: "levels section holds \(body.count) bytes, not 4 for each of the references' \(count) level frames")
+        }
+        return [UInt32](unsafeUninitializedCapacity: count) { levels, initialized in
+            for i in 0..<count { levels[i] = UInt32(littleEndian: body.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
+            initialized = count
         }
     }
 

@@ -4,7 +4,7 @@
 public struct EngineParameters: Sendable, Equatable {
     /// Bumped whenever the algorithm changes in a way the numbers below do not describe, so that a
     /// catalog from an older engine is refused instead of silently matching worse.
-    public var algorithmRevision: UInt32 = 2
+    public var algorithmRevision: UInt32 = 3
 
     // MARK: Front end
 
@@ -42,7 +42,7 @@ public struct EngineParameters: Sendable, Equatable {
     /// ... and at most this many bins above or below it.
     public var maxPairBins = 63
     /// Pairs formed per anchor peak in a reference (nearest in time first).
-    public var referenceFanOut = 6
+    public var referenceFanOut = 5
 
     // MARK: Signatures (stored per reference frame, checked against weak landmark alignments)
 
@@ -54,6 +54,14 @@ public struct EngineParameters: Sendable, Equatable {
     public var signatureSmoothingFrames = 8
     /// A bit compares the band difference with the one this many frames (64 ms) earlier.
     public var signatureLagFrames = 4
+
+    // MARK: Band levels (stored every few frames, for the whole-mix containment check)
+
+    /// FFT bin edges of the 8 level bands (every other signature band edge, about 300–2600 Hz).
+    public var levelBandEdges = [19, 25, 33, 43, 57, 74, 98, 128, 168]
+    /// The catalog keeps the (smoothed) band levels of every this many frames (128 ms, the
+    /// smoothing window), in 3 dB steps below each band's loudest level.
+    public var levelStepFrames = 8
 
     // MARK: Index layout
 
@@ -107,6 +115,41 @@ public struct EngineParameters: Sendable, Equatable {
     public var signatureWideCandidates = 128
     public var signatureWideMinScoreQ12 = 46 * 4096 / 10
 
+    // MARK: Whole-mix confirmation (every match)
+
+    /// Every match, however many landmark hits it has, must also agree with the reference's frame
+    /// signatures at its alignment: at least this many weighted bits compared (about 1.3 s) ...
+    public var wholeMixMinBits = 700
+    /// ... at a weighted disagreement rate of at most this (unrelated music: about 0.5; the
+    /// recording itself in pink noise at -5 dB: up to about 0.45) ...
+    public var wholeMixMaxErrorRateQ12 = 4096 * 45 / 100
+    /// ... and it must pass the containment check below. (A signature score bar does not help
+    /// here: music sharing a layer reaches the scores of true matches in noise.)
+
+    // MARK: Containment (every match)
+
+    /// The reference's level frames that must line up with what was heard (about 1.5 s) ...
+    public var containmentMinCells = 12
+    /// ... the heard band's noise floor is this share (1/256) of its quietest cells ...
+    public var containmentNoiseFloorShareQ8 = 26
+    /// ... the reference's loud cells are this share (1/256) of its loudest ...
+    public var containmentLoudShareQ8 = 102
+    /// ... a heard level may fall this far below the expected one before it counts (1.5 dB in
+    /// log2 Q8: the stored levels' 3 dB steps round by up to half a step) ...
+    public var containmentMarginQ8: Int = 171
+    /// ... and the mean shortfall may be at most this (log2 Q12: 122 is 0.09 dB). Set on the
+    /// tuning set (docs/BENCHMARKS.md): its lowest hard negative that the rest of the rule let
+    /// through fell short by 0.144 dB (a derivative keeping a melody, 3 s through the microphone
+    /// chain); 0.09 dB keeps 98.8 % of its 5 s microphone-chain queries.
+    public var containmentMaxShortfallQ12 = 122
+    /// A room with strong early reflections notches single partials of tonal music and so leaves
+    /// some bands short of a true recording (about 0.2-0.35 dB here) while its spectral motion
+    /// still agrees closely. So a shortfall of up to 0.4 dB (544) is accepted when the signature
+    /// bits disagree at most at this rate (0.16); every tuning-set hard negative in that range of
+    /// shortfall disagreed at 0.17 or more.
+    public var containmentColouredMaxShortfallQ12 = 544
+    public var containmentColouredMaxErrorRateQ12 = 4096 * 16 / 100
+
     // MARK: Decision
 
     /// A match needs at least this many aligned landmark hits...
@@ -135,6 +178,7 @@ public struct EngineParameters: Sendable, Equatable {
          UInt32(referencePeaksPerBlock), UInt32(minPairFrames), UInt32(maxPairFrames), UInt32(maxPairBins),
          UInt32(referenceFanOut), UInt32(hashBits), UInt32(directoryBits),
          UInt32(signatureSmoothingFrames), UInt32(signatureLagFrames)] + signatureBandEdges.map { UInt32($0) }
+            + [UInt32(levelStepFrames)] + levelBandEdges.map { UInt32($0) }
     }
 
     /// Names of `catalogFields`, for error messages.
@@ -143,5 +187,5 @@ public struct EngineParameters: Sendable, Equatable {
         "whiteningHalfWidth", "peakBinRadius", "peakFrameRadius", "minPeakContrast", "absolutePeakFloor",
         "densityBlockFrames", "referencePeaksPerBlock", "minPairFrames", "maxPairFrames", "maxPairBins",
         "referenceFanOut", "hashBits", "directoryBits", "signatureSmoothingFrames", "signatureLagFrames",
-    ] + (0..<18).map { "signatureBandEdges[\($0)]" }
+    ] + (0..<18).map { "signatureBandEdges[\($0)]" } + ["levelStepFrames"] + (0..<9).map { "levelBandEdges[\($0)]" }
 }

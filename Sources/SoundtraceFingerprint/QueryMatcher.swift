@@ -11,6 +11,10 @@ public final class QueryMatcher {
     private let pairer: PeakPairer
     private let maxFrames: Int
     @exclusivity(unchecked) private var signatures: QuerySignatures
+    /// The band levels of every speed hypothesis (edges moved by that speed), and the smoothed
+    /// band powers of every frame heard: per frame, each hypothesis's bands in turn (`ContainmentCheck`).
+    private let levelExtractor: BandLevelExtractor
+    @exclusivity(unchecked) private var levels: [UInt64] = []
 
     @exclusivity(unchecked) private var votes: VoteGrid
     @exclusivity(unchecked) private var bestScore: [Int]
@@ -44,6 +48,8 @@ public final class QueryMatcher {
                             maxBins: p.maxPairBins + 2, fanOut: p.queryFanOut)
         maxFrames = p.maxQuerySeconds * p.sampleRate / p.hopSize
         signatures = QuerySignatures(parameters: p)
+        levelExtractor = BandLevelExtractor(parameters: p, speedNumerators: p.speedSteps.map { p.speedDenominator + $0 },
+                                            speedDenominator: p.speedDenominator)
         // A query can start before its reference by at most its own (warped) length.
         votes = VoteGrid(referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
                          padding: maxFrames + maxFrames / 40 + 2)
@@ -71,6 +77,8 @@ public final class QueryMatcher {
         spectrogram.push(input) { frame, row in
             guard frame < maxFrames else { return }
             signatures.append(power: spectrogram.lastPower)
+            levelExtractor.push(power: spectrogram.lastPower)
+            levels.append(contentsOf: levelExtractor.sums)
             picker.push(frame: frame, logPower: row, emit: self.addPeak)
         }
     }
@@ -148,52 +156,79 @@ public final class QueryMatcher {
         return total > 0 ? roundedDivide(weighted, total) : centre
     }
 
-    /// The verdict on everything heard so far. Cheap enough to ask after every buffer. After
-    /// `finish()`, when the landmark hits do not decide, the best alignments are checked against
-    /// the references' signatures (calibrated for the whole query: only the final verdict does
-    /// that). `checkingSignatures` asks for a check of a landmark match's own alignment, a second
-    /// opinion a live session may stop on early (a pass over every frame heard: ask sparingly).
-    public func verdict(checkingSignatures: Bool = false) -> Verdict {
-        var winner: Int? = nil
-        for r in bestScore.indices where bestScore[r] > 0 {
-            if winner.map({ bestScore[r] > bestScore[$0] }) ?? true { winner = r }
-        }
+    /// The verdict on everything heard so far. Cheap enough to ask after every buffer (a whole-mix
+    /// check of the landmark winner costs a pass over the frames heard, far less than their FFTs).
+    /// Every match is confirmed by the whole mix: landmark hits only say that *something* in the
+    /// query lines up with a reference (a shared loop, riff or sample is enough), so the winner's
+    /// alignment must also agree frame by frame with the reference's signatures over all bands
+    /// (`SignatureCheck.confirmsWholeMix`). After `finish()`, when that does not decide, the best
+    /// alignments are checked against the references' signatures (calibrated for the whole query:
+    /// only the final verdict does that).
+    public func verdict() -> Verdict {
+        let winner = landmarkWinner
         let runnerUp = bestScore(excluding: winner)
         let p = parameters
         let cells = max(1, catalog.totalFrames * p.speedSteps.count)
         let chanceQ8 = hits * (2 * p.offsetToleranceFrames + 1) * 256 / cells
         let score = winner.map { bestScore[$0] } ?? 0
-        let isMatch = winner != nil
+        let landmarksAgree = winner != nil
             && score >= p.minAlignedHits
             && score * 256 >= p.minRatioOverRunnerUpQ8 * max(runnerUp, 1)
             && score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
-        // Checking weak alignments on every interim verdict would cost a pass over every frame per
-        // candidate after every buffer, and each look at a few seconds of unrelated music is
-        // another chance for it to pass by luck (a live-session test found exactly that).
-        let checks = !isMatch && finished ? finalSignatureChecks() : nil
+        let heardEnough = signatures.frames > SignatureExtractor.warmUpFrames(p)
+        let query = heardEnough && (landmarksAgree || finished) ? signatures.reliable() : nil
+        var alignment: SignatureCheck? = nil
+        if let query, let winner {
+            alignment = SignatureCheck.best(query: query, catalog: catalog, reference: winner, offsetFrames: refinedOffset(winner),
+                                            speedStep: p.speedSteps[bestStep[winner]])
+        }
+        let containment = alignment.flatMap(containment(of:))
+        let confirmed = landmarksAgree && alignment.map { $0.confirmsWholeMix(p) && containment?.passes(p, signature: $0) == true } == true
+        // Checking weak alignments on every interim verdict would give each look at a few seconds
+        // of unrelated music another chance to pass by luck (a live-session test found exactly that).
+        let checks = !confirmed && finished ? query.map(finalSignatureChecks) : nil
         // `signature` reports the deciding check, or else the first round's best; the wider net's
         // best is reported on its own, so that each can be read against its own bar.
-        if let checks, let check = checks.decisive ?? checks.narrow {
-            let confirmed = checks.decisive != nil
-            let chosen = confirmed ? check.reference : winner
-            return Verdict(outcome: confirmed ? .match : .noMatch, candidate: chosen,
-                           offsetFrames: confirmed ? check.offsetFrames : winner.map(refinedOffset) ?? 0,
-                           speedStep: confirmed ? check.speedStep : winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
-                           score: chosen.map { bestScore[$0] } ?? 0,
-                           runnerUpScore: confirmed ? bestScore(excluding: check.reference) : runnerUp,
-                           chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks, framesHeard: framesHeard,
-                           signature: check, signaturePassed: confirmed, wideSignature: checks.wide)
+        if let checks, let check = checks.decisive?.check ?? checks.narrow {
+            let rescued = checks.decisive != nil
+            let chosen = rescued ? check.reference : winner
+            var verdict = Verdict(outcome: rescued ? .match : .noMatch, candidate: chosen,
+                                  offsetFrames: rescued ? check.offsetFrames : winner.map(refinedOffset) ?? 0,
+                                  speedStep: rescued ? check.speedStep : winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
+                                  score: chosen.map { bestScore[$0] } ?? 0,
+                                  runnerUpScore: rescued ? bestScore(excluding: check.reference) : runnerUp,
+                                  chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks,
+                                  framesHeard: framesHeard, signature: check, signaturePassed: rescued, wideSignature: checks.wide)
+            verdict.alignmentCheck = alignment
+            verdict.containment = checks.decisive?.containment ?? containment
+            return verdict
         }
-        var ownCheck: SignatureCheck? = nil
-        if isMatch, checkingSignatures, let winner, signatures.frames > SignatureExtractor.warmUpFrames(p) {
-            ownCheck = SignatureCheck.best(query: signatures.reliable(), catalog: catalog, reference: winner,
-                                           offsetFrames: refinedOffset(winner), speedStep: p.speedSteps[bestStep[winner]])
+        var verdict = Verdict(outcome: confirmed ? .match : .noMatch, candidate: winner,
+                              offsetFrames: winner.map(refinedOffset) ?? 0, speedStep: winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
+                              score: score, runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks,
+                              queryLandmarks: landmarks, framesHeard: framesHeard, signature: landmarksAgree ? alignment : nil,
+                              signaturePassed: confirmed, wideSignature: checks?.wide)
+        verdict.alignmentCheck = alignment
+        verdict.containment = containment
+        return verdict
+    }
+
+    /// The containment check at a signature check's alignment (its best shift).
+    private func containment(of check: SignatureCheck) -> ContainmentCheck? {
+        guard let step = parameters.speedSteps.firstIndex(of: check.speedStep) else { return nil }
+        let bands = levelExtractor.bands
+        return ContainmentCheck.measure(query: levels, frameStride: bands * levelExtractor.layouts, first: step * bands,
+                                        queryFrames: min(framesHeard, maxFrames), catalog: catalog,
+                                 reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep)
+    }
+
+    /// The reference whose best alignment has the most landmark hits (the first on a tie).
+    private var landmarkWinner: Int? {
+        var winner: Int? = nil
+        for r in bestScore.indices where bestScore[r] > 0 {
+            if winner.map({ bestScore[r] > bestScore[$0] }) ?? true { winner = r }
         }
-        return Verdict(outcome: isMatch ? .match : .noMatch, candidate: winner,
-                       offsetFrames: winner.map(refinedOffset) ?? 0, speedStep: winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
-                       score: score, runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks,
-                       queryLandmarks: landmarks, framesHeard: framesHeard, signature: ownCheck,
-                       signaturePassed: ownCheck?.passes(p) ?? false, wideSignature: checks?.wide)
+        return winner
     }
 
     /// The best alignment score of any reference but `reference`.
@@ -205,15 +240,19 @@ public final class QueryMatcher {
 
     /// The final verdict's signature checks: first the best alignments of the few references with
     /// the most hits; when none passes, the wider net of every well-voted alignment at the
-    /// recorded speed, which must clear a higher bar. Nil until enough frames were heard.
-    private func finalSignatureChecks() -> (narrow: SignatureCheck?, wide: SignatureCheck?, decisive: SignatureCheck?)? {
+    /// recorded speed, which must clear a higher bar.
+    private func finalSignatureChecks(_ query: QuerySignatures.Reliable)
+        -> (narrow: SignatureCheck?, wide: SignatureCheck?, decisive: (check: SignatureCheck, containment: ContainmentCheck)?) {
         let p = parameters
-        guard signatures.frames > SignatureExtractor.warmUpFrames(p) else { return nil }
-        let query = signatures.reliable()
         let narrow = narrowSignatureCheck(query)
-        if let narrow, narrow.passes(p) { return (narrow, nil, narrow) }
+        if let narrow, narrow.rescues(p), let whole = containment(of: narrow), whole.passes(p, signature: narrow) {
+            return (narrow, nil, (narrow, whole))
+        }
         let wide = wideSignatureCheck(query)
-        let decisive = wide.flatMap { $0.passes(p, minimumScoreQ12: p.signatureWideMinScoreQ12) ? $0 : nil }
+        var decisive: (check: SignatureCheck, containment: ContainmentCheck)? = nil
+        if let wide, wide.rescues(p, minimumScoreQ12: p.signatureWideMinScoreQ12), let whole = containment(of: wide), whole.passes(p, signature: wide) {
+            decisive = (wide, whole)
+        }
         return (narrow, wide, decisive)
     }
 

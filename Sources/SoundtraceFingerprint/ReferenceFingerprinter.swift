@@ -1,9 +1,11 @@
 /// What the catalog keeps of one reference recording: its landmarks, in the order they are found,
-/// the number of frames analysed, and one signature per frame.
+/// the number of frames analysed, one signature per frame and the band levels of every
+/// `levelStepFrames`-th frame.
 public struct ReferenceFingerprint: Sendable {
     public let landmarks: [Landmark]
     public let frames: Int
     public let signatures: [UInt16]
+    public let levels: [UInt32]
 }
 
 /// Turns a whole reference recording (at the engine's rate) into its fingerprint, as the catalog
@@ -23,6 +25,7 @@ public enum ReferenceFingerprinter {
         let signer = SignatureExtractor(parameters: parameters)
         var magnitudes = [UInt16](repeating: 0, count: SignatureExtractor.bitsPerFrame)
         var signatures: [UInt16] = []
+        var levels = ReferenceLevels.Collector(parameters: parameters)
         var result: [Landmark] = []
         let onPeak: (Peak) -> Void = { peak in
             pairer.push(peak) { anchor, target in
@@ -33,9 +36,11 @@ public enum ReferenceFingerprinter {
         }
         spectrogram.push(audio.samples) { frame, row in
             signatures.append(signer.push(power: spectrogram.lastPower, magnitudes: &magnitudes))
+            levels.push(power: spectrogram.lastPower)
             picker.push(frame: frame, logPower: row, emit: onPeak)
         }
         picker.finish(emit: onPeak)
-        return ReferenceFingerprint(landmarks: result, frames: spectrogram.framesProduced, signatures: signatures)
+        return ReferenceFingerprint(landmarks: result, frames: spectrogram.framesProduced, signatures: signatures,
+                                    levels: levels.words())
     }
 }

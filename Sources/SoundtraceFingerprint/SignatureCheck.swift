@@ -13,12 +13,25 @@ struct SignatureCheck: Equatable {
     /// Standard scores below the null rate, in 1/4096: sum of w * (null - disagreement) / sqrt(sum of w²).
     let scoreQ12: Int
 
-    func passes(_ parameters: EngineParameters) -> Bool {
-        passes(parameters, minimumScoreQ12: parameters.signatureMinScoreQ12)
+    /// Weighted disagreements per unit of weight, in 1/4096: about 2048 for unrelated music, near 0
+    /// for the recording itself, in between when noise covers it or when only one layer is shared.
+    var errorRateQ12: Int { weight > 0 ? weightedErrors * 4096 / weight : 4096 }
+
+    /// Whether a landmark alignment's signatures lean towards the recording over enough audio:
+    /// the first half of a match's whole-mix evidence (`ContainmentCheck` is the second).
+    func confirmsWholeMix(_ parameters: EngineParameters) -> Bool {
+        bits >= parameters.wholeMixMinBits && errorRateQ12 <= parameters.wholeMixMaxErrorRateQ12
     }
 
-    func passes(_ parameters: EngineParameters, minimumScoreQ12: Int) -> Bool {
+    /// Whether an alignment the landmark hits did not decide may still be named: more audio, a
+    /// score far beyond chance, and the same closeness as `confirmsWholeMix`.
+    func rescues(_ parameters: EngineParameters) -> Bool {
+        rescues(parameters, minimumScoreQ12: parameters.signatureMinScoreQ12)
+    }
+
+    func rescues(_ parameters: EngineParameters, minimumScoreQ12: Int) -> Bool {
         bits >= parameters.signatureMinReliableBits && scoreQ12 >= minimumScoreQ12
+            && errorRateQ12 <= parameters.wholeMixMaxErrorRateQ12
     }
 
     /// The best of the alignments `offsetFrames ± signatureShiftFrames` at speed `speedStep`.

@@ -31,12 +31,16 @@ public struct Verdict: Sendable, Equatable {
     /// The strongest check of the wider net (every well-voted alignment at the recorded speed),
     /// when the final verdict cast it.
     var wideSignature: SignatureCheck? = nil
+    /// The whole-mix check of the landmark winner's own alignment, when one was made.
+    var alignmentCheck: SignatureCheck? = nil
+    /// The containment check of the deciding alignment (a match's, or the landmark winner's).
+    var containment: ContainmentCheck? = nil
 
     /// Of that check (tuning and diagnosis): signature bits compared with any weight, their total
     /// weight, the weight of those that disagreed, and the score in standard units.
     public var signatureBits: Int? { signature?.bits }
-    /// A match whose alignment also passed the signature check (checked when the landmark hits
-    /// alone did not decide, or on request).
+    /// A match whose alignment passed the signature check: every match, since every match needs
+    /// the whole mix to agree (kept for callers that ask).
     public var isConfirmedBySignature: Bool {
         guard isMatch, let signature, signature.reference == candidate else { return false }
         return signaturePassed
@@ -44,8 +48,23 @@ public struct Verdict: Sendable, Equatable {
     public var signatureWeight: Int? { signature?.weight }
     public var signatureWeightedErrors: Int? { signature?.weightedErrors }
     public var signatureScore: Double? { signature.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
+    /// Its weighted disagreement rate (0.5 for unrelated music).
+    public var signatureErrorRate: Double? { signature.flatMap { $0.weight > 0 ? Double($0.weightedErrors) / Double($0.weight) : nil } }
     /// The wider net's strongest score (tuning and diagnosis).
     public var wideSignatureScore: Double? { wideSignature.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
 
     public var isMatch: Bool { outcome == .match }
+
+    /// The whole-mix check of the best landmark alignment (tuning and diagnosis): bits compared,
+    /// weighted disagreement rate (0.5 for unrelated music) and score.
+    public var alignmentBits: Int? { alignmentCheck?.bits }
+    public var alignmentErrorRate: Double? {
+        alignmentCheck.flatMap { $0.weight > 0 ? Double($0.weightedErrors) / Double($0.weight) : nil }
+    }
+    /// How far what was heard falls short of the reference's loud moments at that alignment, in
+    /// dB (tuning and diagnosis; a match needs it small), and the level frames it compared.
+    public var containmentShortfallDecibels: Double? { containment?.shortfallDecibels }
+    public var containmentCells: Int? { containment?.cells }
+    public var containmentClearanceDecibels: Double? { containment.map { Double($0.clearanceQ8) / 256 * 3.0103 } }
+    public var alignmentScore: Double? { alignmentCheck.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
 }

@@ -12,8 +12,9 @@ public final class FingerprintRecognizer: Recognizer {
     private var resampler: Resampler
     private var nextFrame = 0
     private var finished = false
-    /// Signature checks while listening: at most one per half second of audio, from when a check
-    /// can pass (`signatureMinReliableBits`); the last one that confirmed a match, if the latest did.
+    /// Confirmations while listening: every match is confirmed by its whole mix (signatures and
+    /// containment); one is sampled per half second of audio, from when a confirmation can pass,
+    /// and the last sampled one that confirmed a match is kept, if the latest did.
     private var lastCheckFrame = 0
     private var lastConfirmation: (reference: Int, offsetFrames: Int)? = nil
 
@@ -43,7 +44,7 @@ public final class FingerprintRecognizer: Recognizer {
         let interval = Self.checkIntervalMilliseconds * p.sampleRate / (1000 * p.hopSize)
         let first = Self.firstCheckMilliseconds * p.sampleRate / (1000 * p.hopSize)
         let checking = !final && matcher.framesHeard >= max(lastCheckFrame + interval, first)
-        let verdict = matcher.verdict(checkingSignatures: checking)
+        let verdict = matcher.verdict()
         var confirmedTwice = false
         if checking {
             lastCheckFrame = matcher.framesHeard
@@ -69,9 +70,10 @@ public final class FingerprintRecognizer: Recognizer {
                                   confirmedTwice: confirmedTwice)
     }
 
-    /// No signature check before this much audio (a check needs about 2.5 s of bits), then one
-    /// per interval: two in a row must agree before a session may stop on them.
-    static let firstCheckMilliseconds = 2500
+    /// No sample before this much audio (the containment check needs about 1.5 s of level frames
+    /// after the smoothing window), then one per interval: two in a row must agree before a
+    /// session may stop on them.
+    static let firstCheckMilliseconds = 1500
     static let checkIntervalMilliseconds = 500
     /// Two checks agree when their offsets are this close (about 100 ms).
     static let sameOffsetFrames = 6

@@ -134,7 +134,14 @@ struct MatchCommand {
                       ("queryPeaks", String(verdict.queryPeaks)), ("queryLandmarks", String(verdict.queryLandmarks)),
                       ("signatureBits", verdict.signatureBits.map(String.init) ?? "null"),
                       ("signatureScore", verdict.signatureScore.map { Text.seconds($0) } ?? "null"),
-                      ("wideSignatureScore", verdict.wideSignatureScore.map { Text.seconds($0) } ?? "null")]
+                      ("signatureErrorRate", verdict.signatureErrorRate.map { Text.seconds($0) } ?? "null"),
+                      ("wideSignatureScore", verdict.wideSignatureScore.map { Text.seconds($0) } ?? "null"),
+                      ("alignmentBits", verdict.alignmentBits.map(String.init) ?? "null"),
+                      ("alignmentErrorRate", verdict.alignmentErrorRate.map { Text.seconds($0) } ?? "null"),
+                      ("alignmentScore", verdict.alignmentScore.map { Text.seconds($0) } ?? "null"),
+                      ("containmentShortfall", verdict.containmentShortfallDecibels.map { Text.seconds($0) } ?? "null"),
+                      ("containmentCells", verdict.containmentCells.map(String.init) ?? "null"),
+                      ("containmentClearance", verdict.containmentClearanceDecibels.map { Text.seconds($0) } ?? "null")]
         }
         return Text.jsonObject(pairs)
     }

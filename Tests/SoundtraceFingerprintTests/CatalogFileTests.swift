@@ -38,6 +38,16 @@ import SoundtraceTestSupport
         future[8] = UInt8(CatalogFile.formatVersion + 1)
         #expect(throws: CatalogError.unsupportedFormatVersion(path: "x", found: CatalogFile.formatVersion + 1,
                                                              supported: CatalogFile.formatVersion)) { try CatalogFile.decode(future, path: "x") }
+        // A catalog of the previous format (no band levels) says how to rebuild it.
+        var previous = bytes
+        previous[8] = 2
+        do {
+            _ = try CatalogFile.decode(previous, path: "x")
+            Issue.record("a format-2 catalog was accepted")
+        } catch {
+            #expect(error == .unsupportedFormatVersion(path: "x", found: 2, supported: 3))
+            #expect(error.description.contains("rebuild it with: soundtrace catalog build"))
+        }
         #expect(throws: CatalogError.truncated(path: "x", section: "content hash")) { try CatalogFile.decode(Array(bytes.dropLast(5)), path: "x") }
         #expect(throws: CatalogError.truncated(path: "x", section: "header")) { try CatalogFile.decode(Array(bytes.prefix(10)), path: "x") }
         var flipped = bytes
@@ -70,9 +80,11 @@ import SoundtraceTestSupport
         }
     }
 
-    /// Where the content hash section starts, and the signatures section before it.
+    /// Where the content hash section starts, and the levels and signatures sections before it.
     static var hashStart: Int { built.1.count - 40 }
-    static var signaturesStart: Int { hashStart - 8 - 2 * built.0.totalFrames }
+    static var levelWords: Int { built.0.levels.count }
+    static var levelsStart: Int { hashStart - 8 - 4 * levelWords }
+    static var signaturesStart: Int { levelsStart - 8 - 2 * built.0.totalFrames }
 
     /// Fixes up the content hash after damaging `bytes`, as a buggy writer might.
     static func rehashed(_ bytes: [UInt8]) -> [UInt8] {
@@ -94,11 +106,24 @@ import SoundtraceTestSupport
         let bytes = Self.built.1
         let start = Self.signaturesStart
         // Drop the last signature and shorten the section's length to match.
-        var short = Array(bytes[..<(Self.hashStart - 2)]) + Array(bytes[Self.hashStart...])
+        var short = Array(bytes[..<(Self.levelsStart - 2)]) + Array(bytes[Self.levelsStart...])
         let length = UInt32(2 * Self.built.0.totalFrames - 2)
         for i in 0..<4 { short[start + 4 + i] = UInt8((length >> (8 * UInt32(i))) & 0xFF) }
         let frames = Self.built.0.totalFrames
         #expect(throws: CatalogError.damaged(path: "x", detail: "signatures section holds \(2 * frames - 2) bytes, not 2 for each of the references' \(frames) frames")) {
+            try CatalogFile.decode(Self.rehashed(short), path: "x")
+        }
+    }
+
+    @Test func levelsThatDoNotCoverEveryKeptFrameAreRefused() throws {
+        let bytes = Self.built.1
+        let start = Self.levelsStart
+        // Drop the last level word and shorten the section's length to match.
+        var short = Array(bytes[..<(Self.hashStart - 4)]) + Array(bytes[Self.hashStart...])
+        let words = Self.levelWords
+        let length = UInt32(4 * words - 4)
+        for i in 0..<4 { short[start + 4 + i] = UInt8((length >> (8 * UInt32(i))) & 0xFF) }
+        #expect(throws: CatalogError.damaged(path: "x", detail: "levels section holds \(4 * words - 4) bytes, not 4 for each of the references' \(words) level frames")) {
             try CatalogFile.decode(Self.rehashed(short), path: "x")
         }
     }

@@ -45,6 +45,36 @@ public enum TestAudio {
         return PCMAudio(sampleRate: rate, samples: mix.map { Int16(clamping: Int(($0 * amplitude * 32767 / 2).rounded())) })
     }
 
+    /// One voice per seed, mixed: a layer of one piece can be reused verbatim in another, as a
+    /// shared loop or riff is. Each layer plays plucked notes with three harmonics in its own
+    /// register (the layer's position in `layers` picks it: bass, middle, high, …).
+    public static func layeredMusic(layers: [UInt64], seconds: Double, rate: Int = 8000, amplitude: Double = 0.3) -> PCMAudio {
+        let count = Int(seconds * Double(rate))
+        var mix = [Double](repeating: 0, count: count)
+        let scale = [0, 2, 4, 5, 7, 9, 11]
+        for (position, seed) in layers.enumerated() {
+            var g = Generator(state: seed &* 0x9E37_79B9_7F4A_7C15 &+ 101)
+            var t = 0
+            while t < count {
+                let length = Int(Double(rate) * (0.1 + 0.25 * g.unit()))
+                let midi = Double(40 + 12 * position + scale[g.int(0...6)] + 12 * g.int(0...1))
+                let frequency = 440 * pow(2, (midi - 69) / 12)
+                for i in 0..<min(length, count - t) {
+                    let time = Double(i) / Double(rate)
+                    let envelope = exp(-7 * time) * min(1, time * 200)
+                    var s = 0.0
+                    for h in 1...3 where frequency * Double(h) < Double(rate) / 2 {
+                        s += sin(2 * Double.pi * frequency * Double(h) * time) / Double(h)
+                    }
+                    mix[t + i] += s * envelope
+                }
+                t += length
+            }
+        }
+        let scaleDown = amplitude * 32767 / Double(max(1, layers.count))
+        return PCMAudio(sampleRate: rate, samples: mix.map { Int16(clamping: Int(($0 * scaleDown).rounded())) })
+    }
+
     /// White noise with the given RMS in 16-bit units.
     public static func noise(seed: UInt64, count: Int, rms: Double, rate: Int = 8000) -> PCMAudio {
         var g = Generator(state: seed)

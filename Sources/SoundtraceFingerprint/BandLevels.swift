@@ -1,0 +1,124 @@
+/// Streaming band levels: per frame, the power of each level band summed over the last
+/// `signatureSmoothingFrames` frames (the same window as the signatures), as linear integers,
+/// for one or more band layouts at once (a query keeps one per playback speed hypothesis, with
+/// the band edges moved by that speed: music played faster has every partial that much higher,
+/// so a strong partial near an edge would otherwise cross into the neighbouring band and look
+/// like a missing layer). The catalog keeps the levels coarsely (see `ReferenceLevels`), the
+/// query exactly; together they show whether everything the reference has at an alignment is
+/// also in what was heard (`ContainmentCheck`). Integer arithmetic only.
+final class BandLevelExtractor {
+    let bands: Int
+    let layouts: Int
+    /// Per layout, its `bands + 1` edges, layout after layout.
+    private let edges: [Int]
+    private let lowestBin: Int
+    private let smoothing: Int
+    @exclusivity(unchecked) private var prefix: [UInt64]
+    @exclusivity(unchecked) private var history: [UInt64]
+    /// The smoothed band powers of the latest frame, `bands` per layout, layout after layout.
+    @exclusivity(unchecked) private(set) var sums: [UInt64]
+    private var frame = 0
+
+    /// Bits dropped from each bin's power before summing: a band of up to 64 full-scale bins over
+    /// the smoothing window stays far from overflowing 64 bits.
+    static let powerShift: UInt64 = 10
+
+    /// One layout per speed numerator in `speedNumerators` (over `speedDenominator`).
+    init(parameters: EngineParameters, speedNumerators: [Int] = [1], speedDenominator: Int = 1) {
+        let base = parameters.levelBandEdges
+        bands = base.count - 1
+        layouts = speedNumerators.count
+        let top = parameters.fftSize / 2
+        edges = speedNumerators.flatMap { n in base.map { min(top, roundedDivide($0 * n, speedDenominator)) } }
+        lowestBin = edges.min() ?? 0
+        smoothing = parameters.signatureSmoothingFrames
+        prefix = [UInt64](repeating: 0, count: (edges.max() ?? 0) - lowestBin + 1)
+        history = [UInt64](repeating: 0, count: layouts * bands * smoothing)
+        sums = [UInt64](repeating: 0, count: layouts * bands)
+    }
+
+    /// Takes the next frame's power spectrum; `sums` then holds the smoothed band powers.
+    func push(power: [UInt64]) {
+        // Running sums over the bins once, so that every band of every layout is one subtraction.
+        power.withUnsafeBufferPointer { power in
+            var running: UInt64 = 0
+            prefix[0] = 0
+            for i in 1..<prefix.count {
+                running &+= power[lowestBin + i - 1] >> Self.powerShift
+                prefix[i] = running
+            }
+        }
+        let slot = (frame % smoothing) * layouts * bands
+        for k in 0..<(layouts * bands) {
+            let layout = k / bands
+            let band = k % bands
+            let e = layout * (bands + 1) + band
+            let energy = prefix[edges[e + 1] - lowestBin] &- prefix[edges[e] - lowestBin]
+            sums[k] = sums[k] &- history[slot + k] &+ energy
+            history[slot + k] = energy
+        }
+        frame += 1
+    }
+}
+
+/// A reference's band levels as the catalog stores them: every `levelStepFrames` frames (frame 0,
+/// 8, 16, …), per band the number of 3 dB steps below that band's loudest stored level, 0…15,
+/// four bits a band, eight bands to a 32-bit word. A step of 3 dB is a factor of two in power,
+/// so a stored level turns back into relative power with a shift.
+enum ReferenceLevels {
+    static let bitsPerBand = 4
+    static let maxStep = (1 << bitsPerBand) - 1
+
+    /// Collects the smoothed band powers of the frames the catalog keeps.
+    struct Collector {
+        private let parameters: EngineParameters
+        private let extractor: BandLevelExtractor
+        private var logLevels: [Int32] = []  // bands per kept frame, log2 Q8
+        private var frame = 0
+
+        init(parameters: EngineParameters) {
+            precondition(parameters.levelBandEdges.count - 1 == 32 / ReferenceLevels.bitsPerBand,
+                         "one 32-bit word of levels per kept frame")
+            self.parameters = parameters
+            extractor = BandLevelExtractor(parameters: parameters)
+        }
+
+        mutating func push(power: [UInt64]) {
+            extractor.push(power: power)
+            if frame % parameters.levelStepFrames == 0 {
+                for sum in extractor.sums { logLevels.append(FixedLog.log2Q8(sum)) }
+            }
+            frame += 1
+        }
+
+        /// The packed words, one per kept frame.
+        func words() -> [UInt32] {
+            let bands = extractor.bands
+            let kept = logLevels.count / max(1, bands)
+            var loudest = [Int32](repeating: 0, count: bands)
+            for k in 0..<kept {
+                for b in 0..<bands { loudest[b] = max(loudest[b], logLevels[k * bands + b]) }
+            }
+            let step = Int32(1 << FixedLog.fractionBits)  // 3 dB
+            return (0..<kept).map { k in
+                var word: UInt32 = 0
+                for b in 0..<bands {
+                    let below = (loudest[b] - logLevels[k * bands + b] + step / 2) / step
+                    word |= UInt32(min(Int32(ReferenceLevels.maxStep), below)) << UInt32(b * ReferenceLevels.bitsPerBand)
+                }
+                return word
+            }
+        }
+    }
+
+    /// Kept frames of a reference of `frames` frames.
+    static func count(frames: Int, parameters: EngineParameters) -> Int {
+        (frames + parameters.levelStepFrames - 1) / parameters.levelStepFrames
+    }
+
+    /// Steps below the band's loudest level of band `band` in `word`.
+    @inline(__always)
+    static func step(_ word: UInt32, band: Int) -> Int {
+        Int((word >> UInt32(band * bitsPerBand)) & UInt32(maxStep))
+    }
+}

@@ -1,0 +1,130 @@
+/// Is everything the reference plays at an alignment also in what was heard?
+///
+/// Noise, a room and a microphone add sound and colour it, but they cannot take away what the
+/// recording plays: where the reference is loud in a band, the heard band is at least as loud as
+/// the reference (times the room's gain) plus the noise floor. Music that shares one layer with a
+/// reference (a loop, a riff, a bass line) but is another recording lacks the reference's other
+/// layers: where those are loud, the heard band falls short. That shortfall is what this measures,
+/// per band: the noise floor is the heard band's quiet end, the gain the median ratio over the
+/// reference's loud moments, and the shortfall how far the heard level falls below
+/// gain × reference + floor there, beyond a margin for the stored levels' 3 dB steps. The result
+/// is the mean over loud cells and bands, in log2 units (Q12; 4096 ≈ 3 dB). Integer arithmetic only.
+struct ContainmentCheck: Equatable {
+    /// Reference level frames compared (each covers every band).
+    let cells: Int
+    /// Mean shortfall below the expected level, log2 Q12 (4096 = 3.01 dB).
+    let shortfallQ12: Int
+    /// How far the reference's loudest level (times the gain) stands above the heard noise floor,
+    /// mean over bands, log2 Q8: an estimate of the signal-to-noise ratio of what was heard.
+    var clearanceQ8 = 0
+
+    /// Shortfall in dB (reporting only).
+    var shortfallDecibels: Double { Double(shortfallQ12) / 4096 * 3.0103 }
+
+    /// Whether the alignment checked by `signature` holds everything the reference plays there:
+    /// a small shortfall, or a moderate one (a room's colouring) where the signatures agree closely.
+    func passes(_ p: EngineParameters, signature: SignatureCheck) -> Bool {
+        guard cells >= p.containmentMinCells else { return false }
+        return shortfallQ12 <= p.containmentMaxShortfallQ12
+            || (shortfallQ12 <= p.containmentColouredMaxShortfallQ12 && signature.errorRateQ12 <= p.containmentColouredMaxErrorRateQ12)
+    }
+
+    /// The check of `reference` at `offsetFrames` and speed `speedStep`, over the query frames
+    /// heard after the smoothing window filled; nil when no kept reference frame lines up. The
+    /// query's band b of frame f is `query[f * frameStride + first + b]`.
+    static func measure(query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog, reference: Int,
+                        offsetFrames: Int, speedStep: Int) -> ContainmentCheck? {
+        let p = catalog.parameters
+        let bands = p.levelBandEdges.count - 1
+        let length = catalog.references[reference].durationFrames
+        let start = catalog.levelStart[reference]
+        let n = p.speedDenominator + speedStep
+        let d = p.speedDenominator
+        var heard: [UInt64] = []
+        var steps: [Int] = []
+        for frame in (p.signatureSmoothingFrames - 1)..<queryFrames {
+            let referenceFrame = offsetFrames + (speedStep == 0 ? frame : roundedDivide(frame * n, d))
+            guard referenceFrame >= 0, referenceFrame < length, referenceFrame % p.levelStepFrames == 0 else { continue }
+            let word = catalog.levels[start + referenceFrame / p.levelStepFrames]
+            // The louder of the neighbouring frames too: an alignment is only as exact as a frame,
+            // and a strike entering or leaving the smoothing window moves a level by several dB.
+            let earliest = max(p.signatureSmoothingFrames - 1, frame - 1)
+            let latest = min(queryFrames - 1, frame + 1)
+            var levels = [UInt64](repeating: 0, count: bands)
+            for b in 0..<bands {
+                for f in earliest...latest { levels[b] = max(levels[b], query[f * frameStride + first + b]) }
+            }
+            // Digital silence (a bridged gap in the capture) was not heard at all: no evidence.
+            guard levels.contains(where: { $0 >= Self.silence }) else { continue }
+            heard += levels
+            for b in 0..<bands { steps.append(ReferenceLevels.step(word, band: b)) }
+        }
+        let cells = heard.count / bands
+        guard cells > 0 else { return nil }
+        var column = [UInt64](repeating: 0, count: cells)
+        var floors = [UInt64](repeating: 0, count: bands)
+        for b in 0..<bands {
+            for c in 0..<cells { column[c] = heard[c * bands + b] }
+            floors[b] = column.sorted()[cells * p.containmentNoiseFloorShareQ8 / 256]
+        }
+        // Leading and trailing cells where every band is at its noise floor heard nothing but the
+        // room: the recording started after listening did, or stopped before it ended. What lies
+        // between must hold all of the reference; a different recording is never this quiet.
+        func quiet(_ c: Int) -> Bool { (0..<bands).allSatisfy { heard[c * bands + $0] <= 2 * floors[$0] } }
+        var lower = 0
+        var upper = cells
+        while lower < upper && quiet(lower) { lower += 1 }
+        while upper > lower && quiet(upper - 1) { upper -= 1 }
+        guard upper > lower else { return ContainmentCheck(cells: 0, shortfallQ12: 0) }
+        var total = 0
+        var clearance = 0
+        var counted = 0
+        var columnSteps = [Int](repeating: 0, count: upper - lower)
+        column = [UInt64](repeating: 0, count: upper - lower)
+        for b in 0..<bands {
+            for c in lower..<upper {
+                column[c - lower] = heard[c * bands + b]
+                columnSteps[c - lower] = steps[c * bands + b]
+            }
+            guard let band = bandShortfallQ12(heard: column, steps: columnSteps, floor: floors[b], parameters: p) else { continue }
+            total += band.shortfall
+            clearance += band.clearance
+            counted += 1
+        }
+        guard counted > 0 else { return ContainmentCheck(cells: 0, shortfallQ12: 0) }
+        return ContainmentCheck(cells: upper - lower, shortfallQ12: total / counted, clearanceQ8: clearance / counted)
+    }
+
+    /// Smoothed band power below which a cell counts as digital silence (every band).
+    static let silence: UInt64 = 256
+
+    /// One band's mean shortfall over the reference's loud cells, log2 Q12; nil when the reference
+    /// is never above its floor there (a level at the floor only says "this quiet or quieter").
+    private static func bandShortfallQ12(heard: [UInt64], steps: [Int], floor: UInt64,
+                                         parameters p: EngineParameters) -> (shortfall: Int, clearance: Int)? {
+        let cells = heard.count
+        // The loudest share of the reference's cells (fewest steps below its loudest level).
+        let loudest = steps.sorted()[min(cells - 1, cells * p.containmentLoudShareQ8 / 256)]
+        let shift = ReferenceLevels.maxStep
+        // Gain in units of the reference's loudest level: the heard power above the floor, per
+        // unit of reference power (2^(maxStep - step) at `step` steps below the loudest).
+        var ratios: [UInt64] = []
+        for c in 0..<cells where steps[c] <= loudest && steps[c] < shift {
+            let above = heard[c] > floor ? heard[c] - floor : 0
+            ratios.append(above >> UInt64(shift - steps[c]))
+        }
+        guard !ratios.isEmpty else { return nil }
+        let gain = ratios.sorted()[ratios.count / 2]
+        var sum = 0
+        for c in 0..<cells where steps[c] <= loudest && steps[c] < shift {
+            let (scaled, overflow) = gain.multipliedReportingOverflow(by: 1 << UInt64(shift - steps[c]))
+            let (expected, carry) = (overflow ? UInt64.max : scaled).addingReportingOverflow(floor)
+            let expectedLog = Int(FixedLog.log2Q8(carry ? UInt64.max : expected))
+            let heardLog = Int(FixedLog.log2Q8(max(heard[c], 1)))
+            sum += max(0, expectedLog - heardLog - p.containmentMarginQ8)
+        }
+        let (top, overflow) = gain.multipliedReportingOverflow(by: 1 << UInt64(shift))
+        let clearance = Int(FixedLog.log2Q8(overflow ? UInt64.max : top)) - Int(FixedLog.log2Q8(max(floor, 1)))
+        return (sum * 16 / ratios.count, clearance)
+    }
+}
