@@ -13,9 +13,10 @@ public struct RecognizerSnapshot: Sendable, Equatable {
     public let peaks: Int
     /// Audio analysed so far, in milliseconds.
     public let heardMilliseconds: Int
-    /// A match whose alignment the recognizer's independent check (frame signatures) confirmed twice
-    /// in a row, half a second of audio apart, at the same reference and offset: stable and certain
-    /// enough to stop on even when its landmark score is below the early-decision rule's.
+    /// A match whose alignment the recognizer's whole-mix checks (frame signatures and band-level
+    /// containment) confirmed at two samples in a row, half a second of audio apart, at the same
+    /// reference and offset: stable and certain enough to stop on even when its landmark score is
+    /// below the early-decision rule's.
     public let confirmedTwice: Bool
 
     public init(isMatch: Bool, reference: ReferenceSummary?, offsetMilliseconds: Int, score: Int, runnerUpScore: Int,
