@@ -12,8 +12,16 @@ extension Appliance {
         func refusedBusy(_ token: SessionToken) -> Result<RecognitionSession, ProtocolError> {
             .failure(ProtocolError(.busy, command: "listen", "already listening (session \(token)); cancel it first (`soundtrace cancel` or the button) or wait for its result"))
         }
+        func refusedShutdown() -> Result<RecognitionSession, ProtocolError> {
+            .failure(ProtocolError(.unavailable, command: "listen", "soundtraced is shutting down"))
+        }
         if let token = engine.listeningToken { return refusedBusy(token) }
-        guard !shuttingDown else { return .failure(ProtocolError(.unavailable, command: "listen", "soundtraced is shutting down")) }
+        guard !shuttingDown else { return refusedShutdown() }
+        // The previous session's device may still be closing; opening it again now would be
+        // "busy". The wait releases the lock, so everything is checked again after it.
+        waitForCaptureClosedLocked()
+        if let token = engine.listeningToken { return refusedBusy(token) }
+        guard !shuttingDown else { return refusedShutdown() }
         // The catalog's index is read from its mapped file: one fstat tells whether it was rewritten.
         if let rewritten = catalogSlot.rewrittenInPlace() {
             catalogSlot = rewritten
@@ -24,9 +32,6 @@ extension Appliance {
         guard let catalog = catalogSlot.catalog else {
             return .failure(ProtocolError(.unavailable, command: "listen", "no usable catalog: \(catalogSlot.problem ?? "none loaded")"))
         }
-        // The previous session's device may still be closing; opening it again now would be "busy".
-        waitForCaptureClosedLocked()
-        if let token = engine.listeningToken { return refusedBusy(token) }
         let token = SessionToken(nextToken)
         nextToken += 1
         let source = environment.makeSource(environment.device)
@@ -52,6 +57,7 @@ extension Appliance {
         }
         captureToken = token
         captureSource = source
+        sessionCatalog = (token, catalog)
         let job = CaptureJob(appliance: self, source: source, token: token)
         let started = WorkerThread(detached: true) { job.run() }
         guard started != nil else {
@@ -115,6 +121,7 @@ extension Appliance {
         case .listening:
             return
         }
+        if sessionCatalog?.token == session.token { sessionCatalog = nil }
         rememberLocked(record)
         lastFinished = record
         // The capture thread may be waiting on the device; wake it so it closes the device now.
@@ -128,11 +135,20 @@ extension Appliance {
             DaemonLog.warning("session \(session.id) matched but the history is unavailable: \(storeProblem ?? "")")
             return nil
         }
-        let reference = catalogSlot.catalog?.reference(id: result.reference.id)?.audio
+        // The catalog the session matched against, not one reloaded since.
+        let catalog = sessionCatalog.flatMap { $0.token == session.token ? $0.catalog : nil } ?? catalogSlot.catalog
+        let reference = catalog?.reference(id: result.reference.id)?.audio
         let metadata = (reference?.metadata ?? []).map { ReferenceSnapshot.MetadataEntry(key: $0.key, value: $0.value) }
         let snapshot = ReferenceSnapshot(title: result.reference.title, creator: result.reference.creator,
                                          license: result.reference.license, sourceFile: result.reference.sourceFile,
-                                         metadata: metadata, catalogHash: catalogSlot.hash ?? String(repeating: "0", count: 64))
+                                         metadata: metadata, catalogHash: catalog?.manifest.hash ?? String(repeating: "0", count: 64))
+        // The counter first: once this session's id is in the history it must never come back,
+        // not even after its recognition is deleted and the daemon restarted.
+        do {
+            try store.setSetting(.nextSession, String(max(nextToken, session.token.value + 1)))
+        } catch {
+            DaemonLog.error("could not save the session counter before recording session \(session.id): \(error)")
+        }
         let match = NewRecognition(sessionId: session.id, referenceId: result.reference.id, matchedAt: environment.wallClock(),
                                    offsetMilliseconds: Int64(result.offsetMilliseconds), score: result.score, snapshot: snapshot)
         do {

@@ -47,6 +47,9 @@ final class Appliance: @unchecked Sendable {
     /// The session whose capture thread still runs (until it has closed the device), and its source.
     var captureToken: SessionToken?
     var captureSource: AudioSource?
+    /// The catalog the listening session matches against: a reload meanwhile does not change what
+    /// its result records (metadata and catalog hash).
+    var sessionCatalog: (token: SessionToken, catalog: Catalog)?
     var clients: [Int: ClientState] = [:]
     var deviceHealth = DeviceHealth.unknown
     var calm = false
@@ -97,12 +100,18 @@ final class Appliance: @unchecked Sendable {
         pthread_cond_broadcast(captureClosedCondition)
     }
 
-    /// Session ids go into the history, which keeps one event per id; numbering continues after
-    /// the newest recorded session so a restarted daemon never reuses a recorded id.
+    /// Session ids go into the history, which keeps one event per id: numbering continues after
+    /// the stored counter (written before every match is recorded, so deleting the newest
+    /// recognition does not bring its id back) and after the newest recorded session (histories
+    /// from before the counter existed).
     private static func firstToken(store: HistoryStore?) -> UInt64 {
-        guard let newest = try? store?.events(limit: 1).first,
-              newest.sessionId.hasPrefix("s-"), let number = UInt64(newest.sessionId.dropFirst(2)) else { return 1 }
-        return number + 1
+        var first: UInt64 = 1
+        if let stored = try? store?.setting(.nextSession), let number = UInt64(stored) { first = max(first, number) }
+        if let newest = try? store?.events(limit: 1).first,
+           newest.sessionId.hasPrefix("s-"), let number = UInt64(newest.sessionId.dropFirst(2)) {
+            first = max(first, number + 1)
+        }
+        return first
     }
 
     /// Marks subsystems changed for every client and answers the `idle`s waiting for them.

@@ -14,5 +14,9 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
     /// Calm mode: LEDs stay steady for people who must avoid flashing ("on" or "off").
     public static let calmMode = SettingKey(known: "calm-mode")
 
+    /// The number of the next listening session ("s-N"), kept so that a restarted daemon never
+    /// reuses the id of a recorded session, even one whose recognition was deleted since.
+    public static let nextSession = SettingKey(known: "next-session")
+
     public var description: String { name }
 }

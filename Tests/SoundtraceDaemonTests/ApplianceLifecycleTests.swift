@@ -1,0 +1,124 @@
+import Foundation
+import Glibc
+import SoundtraceCore
+@testable import SoundtraceDaemon
+import SoundtraceFingerprint
+@testable import SoundtracePlatform
+import SoundtraceStore
+import SoundtraceTestSupport
+import Testing
+
+/// Session ids across restarts, the catalog a session keeps, and listening while shutting down.
+@Suite(.serialized) struct ApplianceLifecycleTests {
+    typealias Microphone = ApplianceSessionTests.ScriptedMicrophone
+    static let catalog = ApplianceSessionTests.catalog
+
+    /// A microphone whose device takes `closeDelay` to close, as a USB device being released can.
+    final class SlowClosingMicrophone: AudioSource, @unchecked Sendable {
+        // @unchecked: opened under the appliance's lock, then used by one capture thread.
+        let device = "slow"
+        let closeDelay: useconds_t
+        private let inner = Microphone(samples: [], pace: 20_000)
+        var opened = 0
+        init(closeDelay: useconds_t) { self.closeDelay = closeDelay }
+        func open(preferredRate: Int) throws(CaptureFault) -> CaptureFormat {
+            opened += 1
+            return try inner.open(preferredRate: preferredRate)
+        }
+        func read(timeoutMilliseconds: Int) throws(CaptureFault) -> CaptureEvent { try inner.read(timeoutMilliseconds: timeoutMilliseconds) }
+        func wake() { inner.wake() }
+        func close() { usleep(closeDelay) }
+    }
+
+    /// What the listening thread got; written by it, read after it finished.
+    final class Outcome: @unchecked Sendable {
+        var result: Result<RecognitionSession, ProtocolError>?
+    }
+
+    private func makeAppliance(_ source: AudioSource, store: HistoryStore?, catalog: Catalog = Self.catalog) -> Appliance {
+        let environment = Appliance.Environment(
+            device: source.device, settings: .standard, token: nil, makeSource: { _ in source },
+            monotonic: { Int64(MonotonicClock.nanoseconds() / 1_000_000) }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+        return Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(),
+                         indicator: ApplianceSessionTests.RecordingIndicator(),
+                         catalog: CatalogSlot(path: "sample", catalog: catalog, problem: nil), store: store, storeProblem: nil)
+    }
+
+    private func temporaryStorePath() throws -> String {
+        let directory = NSTemporaryDirectory() + "appliance-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory + "/history.db"
+    }
+
+    private func waitUntilIdle(_ appliance: Appliance) throws {
+        for _ in 0..<1000 {
+            if appliance.locked({ appliance.engine.listeningToken == nil && appliance.captureToken == nil }) { return }
+            usleep(10_000)
+        }
+        throw TestFailure("the session did not end within 10 s")
+    }
+
+    /// A clip of catalog reference `index` that matches (through the microphone chain).
+    private func matchingClip(_ index: Int) throws -> [Int16] {
+        let root = ApplianceSessionTests.root
+        let recording = try RecordingLoader.load(path: root + "/catalog/" + Self.catalog.references[index].audio.sourceFile).audio
+        return TestAudio.micChain(TestAudio.excerpt(recording, from: 20 * 8000, count: 12 * 8000), seed: 5).samples
+    }
+
+    @Test func deletingTheNewestRecognitionDoesNotBringItsSessionIdBackAfterARestart() throws {
+        let path = try temporaryStorePath()
+        var store = try HistoryStore.open(path: path).store
+        let microphone = Microphone(samples: try matchingClip(2))
+        let first = makeAppliance(microphone, store: store)
+        first.buttonPressed()
+        try waitUntilIdle(first)
+        let recorded = try #require(try store.events().first)
+        #expect(recorded.sessionId == "s-1")
+        try store.deleteEvent(id: recorded.id)
+        store = try HistoryStore.open(path: path).store
+        // Restarted: the deleted session's id is not handed out again.
+        let restarted = makeAppliance(microphone, store: store)
+        #expect(restarted.nextToken == 2)
+        restarted.buttonPressed()
+        try waitUntilIdle(restarted)
+        #expect(try store.events().first?.sessionId == "s-2")
+    }
+
+    @Test func aMatchRecordsTheCatalogItWasMatchedAgainstNotOneReloadedMeanwhile() throws {
+        let store = try HistoryStore.open(path: try temporaryStorePath()).store
+        // The microphone plays the clip slowly, so the reload lands while the session listens.
+        let microphone = Microphone(samples: try matchingClip(2), pace: 15_000)
+        let appliance = makeAppliance(microphone, store: store)
+        appliance.buttonPressed()
+        let recording = try RecordingLoader.load(path: ApplianceSessionTests.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile).audio
+        let other = try TestAudio.catalog([(id: Self.catalog.references[2].audio.id, audio: TestAudio.excerpt(recording, from: 0, count: 30 * 8000))]).0
+        #expect(other.manifest.hash != Self.catalog.manifest.hash)
+        appliance.replaceCatalog(CatalogSlot(path: "other", catalog: other, problem: nil))
+        #expect(appliance.locked { appliance.engine.listeningToken } != nil, "the reload must land mid-session")
+        try waitUntilIdle(appliance)
+        let event = try #require(try store.events().first)
+        #expect(event.snapshot.catalogHash == Self.catalog.manifest.hash)
+        #expect(event.snapshot.metadata.map(\.key) == Self.catalog.references[2].audio.metadata.map(\.key))
+    }
+
+    @Test func aListenWaitingForTheDeviceToCloseIsRefusedOnceShutdownBegins() throws {
+        let source = SlowClosingMicrophone(closeDelay: 400_000)
+        let appliance = makeAppliance(source, store: nil)
+        appliance.buttonPressed()
+        #expect(appliance.locked { appliance.engine.listeningToken } != nil)
+        appliance.buttonPressed()  // cancel: the device now takes 0.4 s to close
+        let outcome = Outcome()
+        let listener = Thread { outcome.result = appliance.locked { appliance.startSessionLocked() } }
+        listener.start()
+        usleep(100_000)  // the listen now waits for the device, with the lock released
+        appliance.shutdown()
+        while !listener.isFinished { usleep(10_000) }
+        guard case let .failure(error)? = outcome.result else {
+            Issue.record("a session started after shutdown began: \(String(describing: outcome.result))")
+            return
+        }
+        #expect("\(error)".contains("shutting down"))
+        #expect(source.opened == 1)
+        #expect(appliance.locked { appliance.engine.listeningToken } == nil)
+    }
+}
