@@ -139,10 +139,17 @@ extension Appliance {
         case let .failure(error): return .error(error)
         }
         do {
-            // Unfavoriting works for references the catalog no longer has; favoriting needs one it has.
+            // Unfavoriting works for references the catalog no longer has. Favoriting needs a
+            // reference the box can name: one in the catalog, or, while no catalog is usable, one
+            // the history has recognized (its metadata was kept with the recognition).
             let isFavorite = try store.isFavorite(referenceId: reference)
             if on, !isFavorite, catalogSlot.catalog?.reference(id: reference) == nil {
-                return .error(ProtocolError(.notFound, command: command, "no reference \"\(reference)\" in the catalog; `catalog` lists them"))
+                guard catalogSlot.catalog == nil else {
+                    return .error(ProtocolError(.notFound, command: command, "no reference \"\(reference)\" in the catalog; `catalog` lists them"))
+                }
+                guard try store.hasEvent(referenceId: reference) else {
+                    return .error(ProtocolError(.notFound, command: command, "no usable catalog to look \"\(reference)\" up in (\(catalogSlot.problem ?? "none loaded")), and the history has never recognized it; favorite it from `history` once the catalog is back"))
+                }
             }
             if !on, !isFavorite, catalogSlot.catalog?.reference(id: reference) == nil {
                 return .error(ProtocolError(.notFound, command: command, "\"\(reference)\" is neither a favorite nor in the catalog"))

@@ -102,6 +102,16 @@ extension HistoryStore {
         }
     }
 
+    /// Whether any recognition of `referenceId` is in the history (the box named it once, so its
+    /// metadata is known even without a catalog).
+    public func hasEvent(referenceId: String) throws(HistoryError) -> Bool {
+        try read("look for recognitions of \(referenceId)") { connection throws(SQLiteCause) -> Bool in
+            let query = try connection.prepare("SELECT 1 FROM event WHERE reference_id = ?1 LIMIT 1")
+            try query.bind(1, referenceId)
+            return try query.step()
+        }
+    }
+
     /// The event recorded for a listening session, or nil when the session has none.
     public func event(sessionId: String) throws(HistoryError) -> RecognitionEvent? {
         try InputValidation.sessionId(sessionId)

@@ -121,4 +121,33 @@ import Testing
         #expect(source.opened == 1)
         #expect(appliance.locked { appliance.engine.listeningToken } == nil)
     }
+
+    @Test func withoutAUsableCatalogFavoritesKeepWorkingForWhatTheHistoryRecognized() throws {
+        let path = try temporaryStorePath()
+        let store = try HistoryStore.open(path: path).store
+        let healthy = makeAppliance(Microphone(samples: try matchingClip(2)), store: store)
+        healthy.buttonPressed()
+        try waitUntilIdle(healthy)
+        let heard = Self.catalog.references[2].audio.id
+        #expect(try store.hasEvent(referenceId: heard))
+        // Restarted with a broken catalog.
+        let environment = Appliance.Environment(
+            device: "scripted", settings: .standard, token: nil, makeSource: { _ in Microphone(samples: []) },
+            monotonic: { 0 }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+        let broken = Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: nil,
+                               catalog: CatalogSlot(path: "/broken.catalog", catalog: nil, problem: "corrupt"),
+                               store: try HistoryStore.open(path: path).store, storeProblem: nil)
+        func reply(_ outcome: CommandOutcome) -> [(String, String)]? {
+            if case let .reply(pairs) = outcome { return pairs }
+            return nil
+        }
+        #expect(reply(broken.locked { broken.favoriteLocked(heard, on: true) })?.contains { $0 == ("changed", "yes") } == true)
+        guard case let .error(error) = broken.locked({ broken.favoriteLocked(Self.catalog.references[0].audio.id, on: true) }) else {
+            Issue.record("a reference neither in a catalog nor in the history was favorited")
+            return
+        }
+        #expect("\(error)".contains("no usable catalog"))
+        #expect(reply(broken.locked { broken.favoritesLocked() })?.filter { $0.0 == "reference" }.map(\.1) == [heard])
+        #expect(reply(broken.locked { broken.favoriteLocked(heard, on: false) })?.contains { $0 == ("changed", "yes") } == true)
+    }
 }
