@@ -147,7 +147,7 @@ extension Appliance {
             pairs.append(("catalog", "unavailable"))
             pairs.append(("catalog_error", catalogSlot.problem ?? "no catalog loaded"))
         }
-        if let storeProblem { pairs.append(("history_error", storeProblem)) }
+        if let problem = storeProblem ?? lastSaveError { pairs.append(("history_error", problem)) }
         pairs.append(("device", environment.device))
         switch deviceHealth {
         case .unknown: pairs.append(("device_health", "unknown"))

@@ -102,9 +102,14 @@ extension Appliance {
         var flags: IdleFlags = .state
         switch session.state {
         case let .matched(result):
-            if let eventId = recordMatchLocked(session, result) {
+            switch recordMatchLocked(session, result) {
+            case let .success(eventId):
                 record.eventId = eventId
+                lastSaveError = nil
                 flags.insert(.history)
+            case let .failure(problem):
+                record.saveError = problem.message
+                lastSaveError = "the match of session \(session.id) was not saved: \(problem.message)"
             }
             DaemonLog.info("session \(session.id) matched \(result.reference.id) at \(ProtocolValues.seconds(result.offsetMilliseconds)) s (score \(result.score), heard \(ProtocolValues.seconds(result.heardMilliseconds)) s)")
             showIndicatorLocked(.match, detail: "\"\(result.reference.title)\" by \(result.reference.creator), \(ProtocolValues.shortSeconds(result.offsetMilliseconds)) s in")
@@ -129,11 +134,15 @@ extension Appliance {
         changedLocked(flags)
     }
 
-    /// Stores a match; nil (and a log line) when the database cannot, so the result is still shown.
-    private func recordMatchLocked(_ session: RecognitionSession, _ result: MatchResult) -> Int64? {
+    /// Why a match was not stored, for the session record and `status`.
+    struct SaveProblem: Error { let message: String }
+
+    /// Stores a match; when the database cannot, the reason (and a log line), so that the result
+    /// is still shown and everyone sees that it was not saved.
+    private func recordMatchLocked(_ session: RecognitionSession, _ result: MatchResult) -> Result<Int64, SaveProblem> {
         guard let store else {
             DaemonLog.warning("session \(session.id) matched but the history is unavailable: \(storeProblem ?? "")")
-            return nil
+            return .failure(SaveProblem(message: "the history is unavailable: \(storeProblem ?? "not open")"))
         }
         // The catalog the session matched against, not one reloaded since.
         let catalog = sessionCatalog.flatMap { $0.token == session.token ? $0.catalog : nil } ?? catalogSlot.catalog
@@ -152,10 +161,10 @@ extension Appliance {
         let match = NewRecognition(sessionId: session.id, referenceId: result.reference.id, matchedAt: environment.wallClock(),
                                    offsetMilliseconds: Int64(result.offsetMilliseconds), score: result.score, snapshot: snapshot)
         do {
-            return try store.recordMatch(match).eventId
+            return .success(try store.recordMatch(match).eventId)
         } catch {
             DaemonLog.error("could not record the match of session \(session.id): \(error)")
-            return nil
+            return .failure(SaveProblem(message: "\(error)"))
         }
     }
 

@@ -58,6 +58,8 @@ final class Appliance: @unchecked Sendable {
     var panelKind = "console"
     var panelProblem: String?
     var shuttingDown = false
+    /// Why the latest match could not be recorded, until a later one is (`status` shows it).
+    var lastSaveError: String?
 
     /// Sessions `session ID` remembers.
     static let recentSessions = 32

@@ -39,4 +39,7 @@ struct SessionRecord {
     var session: RecognitionSession
     /// The history event of a match, when the database recorded it.
     var eventId: Int64?
+    /// Why a match could not be recorded (a full card, no history): the person and every client
+    /// must see that the result was not saved.
+    var saveError: String? = nil
 }

@@ -14,7 +14,11 @@ enum SessionReply {
                       ("license", reference.license), ("offset", ProtocolValues.seconds(result.offsetMilliseconds)),
                       ("score", String(result.score)), ("runner_up", String(result.runnerUpScore)),
                       ("heard", ProtocolValues.seconds(result.heardMilliseconds))]
-            if let event = record.eventId { pairs.append(("event", String(event))) }
+            if let event = record.eventId {
+                pairs += [("event", String(event)), ("saved", "yes")]
+            } else if let problem = record.saveError {
+                pairs += [("saved", "no"), ("save_error", problem)]
+            }
         case let .noMatch(reason):
             switch reason {
             case let .silence(heard):

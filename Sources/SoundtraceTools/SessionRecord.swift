@@ -40,7 +40,10 @@ struct SessionRecord: Equatable {
             if let event = r.value("event") { details.append("history #\(event)") }
             let title = r.value("title").map { " \"\($0)\"" } ?? ""
             let creator = r.value("creator").map { " by \($0)" } ?? ""
-            return "\(id): \(style.good("match")) \(r.value("reference") ?? "?")\(title)\(creator) at \(r.value("offset") ?? "?") s (\(details.joined(separator: ", ")))"
+            let line = "\(id): \(style.good("match")) \(r.value("reference") ?? "?")\(title)\(creator) at \(r.value("offset") ?? "?") s (\(details.joined(separator: ", ")))"
+            // A result the box could not keep must not look like one it kept.
+            guard r.value("saved") == "no" else { return line }
+            return line + "\n\(id): \(style.bad("not saved in the history")): \(r.value("save_error") ?? "no reason given")"
         case "noMatch":
             return "\(id): \(style.notice("no match")) (\(r.value("message") ?? r.value("reason") ?? "no reason given"))"
         case "canceled":
@@ -67,7 +70,9 @@ struct SessionRecord: Equatable {
             pairs += [("referenceId", string("reference")), ("title", string("title")), ("creator", string("creator")),
                       ("license", string("license")), ("offsetSeconds", decimal("offset")),
                       ("score", r.value("score").flatMap { Int($0) }.map(String.init) ?? "0"),
-                      ("heardSeconds", decimal("heard")), ("eventId", r.value("event").flatMap { Int($0) }.map(String.init) ?? "null")]
+                      ("heardSeconds", decimal("heard")), ("eventId", r.value("event").flatMap { Int($0) }.map(String.init) ?? "null"),
+                      ("saved", r.value("saved") == "no" ? "false" : "true")]
+            if let problem = r.value("save_error") { pairs.append(("saveError", Text.json(problem))) }
             return Text.jsonObject(pairs)
         }
         pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0")]

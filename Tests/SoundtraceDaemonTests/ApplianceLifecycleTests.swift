@@ -150,4 +150,51 @@ import Testing
         #expect(reply(broken.locked { broken.favoritesLocked() })?.filter { $0.0 == "reference" }.map(\.1) == [heard])
         #expect(reply(broken.locked { broken.favoriteLocked(heard, on: false) })?.contains { $0 == ("changed", "yes") } == true)
     }
+
+    /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN): a full card is only
+    /// honest on a real, small file system.
+    static let canMount: Bool = {
+        let directory = NSTemporaryDirectory() + "mount-probe-\(UUID().uuidString)"
+        guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil else { return false }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard mount("tmpfs", directory, "tmpfs", 0, "size=4k") == 0 else { return false }
+        return umount2(directory, 0) == 0
+    }()
+
+    @Test(.enabled(if: canMount, "needs root with CAP_SYS_ADMIN to mount a small tmpfs"))
+    func aMatchThatCannotBeSavedSaysSoEverywhere() throws {
+        let mountPoint = NSTemporaryDirectory() + "full-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        guard mount("tmpfs", mountPoint, "tmpfs", 0, "size=512k,mode=0755") == 0 else { throw TestFailure("mount tmpfs") }
+        defer { _ = umount2(mountPoint, Int32(MNT_DETACH)); try? FileManager.default.removeItem(atPath: mountPoint) }
+        let store = try HistoryStore.open(path: mountPoint + "/history.db").store
+        // Ballast takes the rest of the card, as recordings or logs would.
+        _ = FileManager.default.createFile(atPath: mountPoint + "/ballast", contents: nil)
+        let ballast = try #require(FileHandle(forWritingAtPath: mountPoint + "/ballast"))
+        while (try? ballast.write(contentsOf: Data(count: 4096))) != nil {}
+        try ballast.close()
+
+        let indicator = ApplianceSessionTests.RecordingIndicator()
+        let microphone = Microphone(samples: try matchingClip(2))
+        let environment = Appliance.Environment(
+            device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
+            monotonic: { Int64(MonotonicClock.nanoseconds() / 1_000_000) }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+        let appliance = Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: indicator,
+                                  catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
+        appliance.buttonPressed()
+        try waitUntilIdle(appliance)
+        // The room still sees the match ...
+        #expect(indicator.states == [.listening, .match])
+        // ... and the session and `status` say it was not saved, and why.
+        let record = try #require(appliance.locked { appliance.lastFinished })
+        let pairs = SessionReply.pairs(record, device: "scripted")
+        #expect(pairs.contains { $0 == ("state", "matched") })
+        #expect(pairs.contains { $0 == ("saved", "no") })
+        #expect(!pairs.contains { $0.0 == "event" })
+        let reason = try #require(pairs.first { $0.0 == "save_error" }?.1)
+        #expect(reason.contains("full") || reason.contains("space"), "\(reason)")
+        let status = appliance.locked { appliance.statusPairsLocked() }
+        #expect(status.contains { $0.0 == "history_error" && $0.1.contains("was not saved") })
+        #expect(try store.eventCount() == 0)
+    }
 }

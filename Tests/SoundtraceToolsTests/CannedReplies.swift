@@ -66,6 +66,25 @@ enum Canned {
     score: 57
     heard: 1.875
     event: 12
+    saved: yes
+    OK
+
+    """
+
+    /// A match the daemon could not record (its card is full).
+    static let matchedNotSaved = """
+    session: s-4
+    state: matched
+    started_at: 2026-11-29T15:40:00.500Z
+    reference: harbor-lights
+    title: Harbor Lights
+    creator: Soundtrace Project
+    license: CC0-1.0
+    offset: 12.345
+    score: 57
+    heard: 1.875
+    saved: no
+    save_error: cannot record the match: the disk is full; free space
     OK
 
     """

@@ -30,9 +30,17 @@ import Testing
         #expect(run.out == """
         {"daemon": "\(daemon)", "sessionId": "s-4", "outcome": "match", "startedAt": "2026-11-29T15:40:00.500Z", \
         "referenceId": "harbor-lights", "title": "Harbor Lights", "creator": "Soundtrace Project", "license": "CC0-1.0", \
-        "offsetSeconds": 12.345, "score": 57, "heardSeconds": 1.875, "eventId": 12}
+        "offsetSeconds": 12.345, "score": 57, "heardSeconds": 1.875, "eventId": 12, "saved": true}
 
         """)
+    }
+
+    @Test func aMatchTheDaemonCouldNotSaveSaysSo() throws {
+        let (run, _) = try converse(Self.loop(ending: Canned.matchedNotSaved), ["listen"])
+        #expect(run.status == .success)
+        #expect(run.out.hasSuffix("s-4: not saved in the history: cannot record the match: the disk is full; free space\n"))
+        let (json, _) = try converse(Self.loop(ending: Canned.matchedNotSaved), ["listen", "--json"])
+        #expect(json.out.contains("\"eventId\": null, \"saved\": false, \"saveError\": \"cannot record the match: the disk is full; free space\"}"))
     }
 
     @Test func listenNoMatchIsSuccessAndSaysWhy() throws {
