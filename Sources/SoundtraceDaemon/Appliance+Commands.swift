@@ -40,31 +40,55 @@ extension Appliance {
         return .reply(ProtocolCommand.all.filter { $0.permission <= permission }.map { ("command", $0.name) })
     }
 
-    /// A wrong token is answered after a delay, and the third closes the connection, so guessing
-    /// costs seconds per try. The comparison takes the same time wherever the guess goes wrong.
+    /// A wrong token is answered after a delay, and the third closes the connection; across
+    /// connections, `TokenThrottle` doubles the wait of every further attempt from the same
+    /// address (a right token too, so its timing tells nothing), so guessing by reconnecting costs
+    /// minutes per try. The comparison takes the same time wherever the guess goes wrong.
     private func tokenLocked(_ presented: String, client: LineServer.Client) -> CommandOutcome {
         guard var state = clients[client.id] else { return .waiting }
         guard let expected = environment.token else {
             if client.isLoopback { return .reply([("permission", "control")]) }
             return .error(ProtocolError(.wrongToken, command: "token", "no token is configured on this appliance"))
         }
+        let address = Self.address(of: client.peer)
+        let now = environment.monotonic()
+        let turn = tokenThrottle.turn(for: address, now: now)
         if Self.constantTimeEqual(Array(presented.utf8), Array(expected.utf8)) {
+            tokenThrottle.succeeded(address)
             state.permission = .control
             state.wrongTokens = 0
+            guard turn > now else {
+                clients[client.id] = state
+                return .reply([("permission", "control")])
+            }
+            state.heldReply = ProtocolText.reply([("permission", "control")])
+            state.heldUntil = turn
             clients[client.id] = state
-            return .reply([("permission", "control")])
+            environment.timersChanged()
+            return .waiting
         }
         state.wrongTokens += 1
         let left = Self.maxWrongTokens - state.wrongTokens
         let message = left > 0 ? "wrong token (\(left) \(left == 1 ? "try" : "tries") left before the connection closes)"
                                : "wrong token; closing the connection"
+        let answeredAt = max(turn, now + Self.wrongTokenDelayMilliseconds)
+        let fromAddress = tokenThrottle.failed(address, answeredAt: answeredAt)
         state.heldReply = ProtocolText.reply(ProtocolError(.wrongToken, command: "token", message))
         state.closeAfterHeld = left <= 0
-        state.heldUntil = environment.monotonic() + Self.wrongTokenDelayMilliseconds
+        state.heldUntil = answeredAt
         clients[client.id] = state
-        DaemonLog.warning("wrong token from \(client.peer) (\(state.wrongTokens) on this connection)")
+        if TokenThrottle.isWorthLogging(fromAddress) {
+            DaemonLog.warning("wrong token from \(address) (\(fromAddress) since its last right one; the next are logged at 10, 100, 1000, …)")
+        }
         environment.timersChanged()
         return .waiting
+    }
+
+    /// The host part of a peer "ADDRESS:PORT" or "[IPv6]:PORT".
+    static func address(of peer: String) -> String {
+        if peer.hasPrefix("["), let end = peer.firstIndex(of: "]") { return String(peer[peer.index(after: peer.startIndex)..<end]) }
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon])
     }
 
     static let maxWrongTokens = 3

@@ -60,6 +60,8 @@ final class Appliance: @unchecked Sendable {
     var shuttingDown = false
     /// Why the latest match could not be recorded, until a later one is (`status` shows it).
     var lastSaveError: String?
+    /// Paces token guesses per source address, across connections.
+    var tokenThrottle = TokenThrottle()
 
     /// Sessions `session ID` remembers.
     static let recentSessions = 32

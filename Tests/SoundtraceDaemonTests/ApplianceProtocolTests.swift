@@ -74,10 +74,39 @@ import Testing
         appliance.fireTimers()
         _ = channel.take(lan)
         _ = say(appliance, lan, "token nope")
-        clock.now = 4_000
+        // The third wrong token from this address waits twice as long as the second did.
+        clock.now = 4_999
+        appliance.fireTimers()
+        #expect(channel.take(lan).isEmpty)
+        clock.now = 5_000
         appliance.fireTimers()
         #expect(channel.take(lan) == ["ACK [3@0] {token} wrong token; closing the connection\n"])
         #expect(channel.closed.contains(lan.id))
+    }
+
+    @Test func reconnectingDoesNotResetTheWaitForTheNextGuess() {
+        let appliance = appliance()
+        for attempt in 0..<3 {
+            _ = say(appliance, lan, "token nope")
+            clock.now = appliance.nextTimerDue ?? clock.now
+            appliance.fireTimers()
+            _ = channel.take(lan)
+            #expect(attempt < 2 || channel.closed.contains(lan.id))
+        }
+        // A new connection from the same address (another port) waits its turn: 4 s after the
+        // third answer, even for the right token, whose timing must not tell it apart.
+        let again = LineServer.Client(id: 3, isLoopback: false, peer: "192.0.2.9:50002")
+        appliance.clientConnected(again)
+        let asked = clock.now
+        #expect(say(appliance, again, "token correct-horse-battery").isEmpty)
+        #expect(appliance.nextTimerDue == asked + 4_000)
+        clock.now = asked + 4_000
+        appliance.fireTimers()
+        #expect(channel.take(again) == ["permission: control\nOK\n"])
+        // Another address is not held back by this one's guesses (beyond the shared spacing).
+        let other = LineServer.Client(id: 4, isLoopback: false, peer: "198.51.100.7:40000")
+        appliance.clientConnected(other)
+        #expect(say(appliance, other, "token correct-horse-battery") == ["permission: control\nOK\n"])
     }
 
     @Test func idleAnswersChangesOnceAndNoidleOnlyWhileWaiting() {
