@@ -17,39 +17,50 @@ public struct ProtocolRequest: Sendable, Equatable {
         case malformed(String)
     }
 
-    /// Parses one line (without its newline).
+    /// Parses one line (without its newline; a `\r` before it is tolerated).
     public static func parse(_ bytes: ArraySlice<UInt8>) -> Result<ProtocolRequest, Rejection> {
-        guard bytes.count <= maxLineBytes else { return .failure(.tooLong) }
         var line = bytes
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        // The limit is on the line without its terminator ("\n" or "\r\n"), so it is checked after
+        // the "\r" is gone: a maximal line from a CRLF client is a valid line.
+        guard line.count <= maxLineBytes else { return .failure(.tooLong) }
         guard let text = String(validating: line, as: UTF8.self) else { return .failure(.notACommand("not UTF-8 text")) }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return .failure(.notACommand("control characters in a command line"))
         }
+        // Words are cut by Unicode scalars, not by Characters: a Character is a grapheme cluster,
+        // so a space or quote followed by a combining mark (" \u{301}") would be one Character
+        // that equals neither and the separator or quote would go unseen. The combining mark
+        // belongs to the text after the separator or quote.
         var words: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var inWord = false
         var quoted = false
         var escaped = false
-        for character in text {
+        func endWord() {
+            words.append(String(current))
+            current = String.UnicodeScalarView()
+            inWord = false
+        }
+        for scalar in text.unicodeScalars {
             if escaped {
-                current.append(character)
+                current.append(scalar)
                 escaped = false
             } else if quoted {
-                if character == "\\" { escaped = true } else if character == "\"" { quoted = false } else { current.append(character) }
-            } else if character == " " || character == "\t" {
-                if inWord { words.append(current); current = ""; inWord = false }
-            } else if character == "\"" {
+                if scalar == "\\" { escaped = true } else if scalar == "\"" { quoted = false } else { current.append(scalar) }
+            } else if scalar == " " {
+                if inWord { endWord() }
+            } else if scalar == "\"" {
                 guard !inWord else { return .failure(.malformed("a quote inside a word")) }
                 quoted = true
                 inWord = true
             } else {
-                current.append(character)
+                current.append(scalar)
                 inWord = true
             }
         }
         if quoted || escaped { return .failure(.malformed("an unterminated quoted argument")) }
-        if inWord { words.append(current) }
+        if inWord { endWord() }
         guard let command = words.first else { return .failure(.empty) }
         // Commands are ASCII words; anything else (a path, binary) is another protocol, and so is
         // an HTTP request line ("GET / HTTP/1.1").

@@ -93,8 +93,16 @@ extension Appliance {
             channel.send(ProtocolText.reply(ProtocolError(.badArguments, command: "", why)), to: client)
             return
         }
+        // Every command, noidle too, is checked against the command table (permission, argument
+        // count) first, so a noidle with arguments is refused like any wrong argument count.
+        let checked = request.check(permission: state.permission)
         if state.idling != nil {
             if request.command == "noidle" {
+                // A malformed noidle is refused like any command; the idle keeps waiting.
+                if case let .failure(error) = checked {
+                    channel.send(ProtocolText.reply(error), to: client)
+                    return
+                }
                 state.idling = nil
                 channel.setIdleExempt(client, false)
                 clients[client.id] = state
@@ -105,8 +113,8 @@ extension Appliance {
             return
         }
         // A noidle that crossed the idle's answer gets none of its own, as in MPD.
-        if request.command == "noidle" { return }
-        switch request.check(permission: state.permission) {
+        if request.command == "noidle", case .success = checked { return }
+        switch checked {
         case let .failure(error):
             channel.send(ProtocolText.reply(error), to: client)
         case .success:

@@ -3,9 +3,10 @@ import SoundtraceCore
 
 /// A TCP server for a line protocol, on one thread with `poll()`: it accepts clients up to a cap
 /// (refusing the rest with a visible error line), reads newline-terminated lines of bounded length,
-/// queues replies with a bound per client, and closes clients that stay idle too long. With no
-/// client connected it sleeps in `poll` without a timeout. `send`, `close` and `stop` may be called
-/// from any thread; events are delivered on the server's thread.
+/// stops reading a client's lines while its replies pile up unread (back-pressure, as MPD and Redis
+/// do: a pipelining client loses nothing and memory stays bounded), and closes clients that stay
+/// idle too long. With no client connected it sleeps in `poll` without a timeout. `send`, `close`
+/// and `stop` may be called from any thread; events are delivered on the server's thread.
 public final class LineServer: @unchecked Sendable {
     // @unchecked: the client table is touched only on the server thread inside `run`; other
     // threads reach it through `requests`, guarded by `lock`, and the wake signal.
@@ -14,7 +15,15 @@ public final class LineServer: @unchecked Sendable {
         public var maxLineBytes = ProtocolRequest.maxLineBytes
         public var maxClients = 8
         public var idleTimeoutMilliseconds = 300_000
+        /// Unread output over which the server reads no more lines from that client until the
+        /// client has read its replies down below it (back-pressure).
         public var maxPendingBytes = 256 * 1024
+        /// How many times `maxPendingBytes` a client's unread output may reach before it is
+        /// disconnected. Back-pressure keeps a client that reads its replies under about
+        /// `maxPendingBytes` plus one reply; only output it did not ask for line by line (server
+        /// pushes, delayed answers) can pass that, so this bounds a client that never reads.
+        public static let disconnectFactor = 4
+        public var disconnectPendingBytes: Int { maxPendingBytes * Self.disconnectFactor }
         public init() {}
     }
 
@@ -54,16 +63,19 @@ public final class LineServer: @unchecked Sendable {
     private final class Connection {
         let client: Client
         let descriptor: Int32
-        var input: [UInt8] = []
+        var input: LineBuffer
         var output: [UInt8] = []
         var lastActivity: Int64
         var closeAfterFlush = false
+        /// The client shut down its sending side: it is closed once it has its replies.
+        var inputEnded = false
         /// A client waiting for the server (MPD's `idle`) is not idle itself.
         var idleExempt = false
-        init(client: Client, descriptor: Int32, now: Int64) {
+        init(client: Client, descriptor: Int32, now: Int64, maxLineBytes: Int) {
             self.client = client
             self.descriptor = descriptor
             lastActivity = now
+            input = LineBuffer(maxLineBytes: maxLineBytes)
         }
     }
 
@@ -109,7 +121,8 @@ public final class LineServer: @unchecked Sendable {
         lock.deallocate()
     }
 
-    /// Queues `text` for `client` (dropped if it is gone). A client whose queue passes the limit is closed.
+    /// Queues `text` for `client` (dropped if it is gone). A client whose queue passes
+    /// `Limits.disconnectPendingBytes` is closed.
     public func send(_ text: String, to client: Client) { enqueue(.send(client.id, Array(text.utf8))) }
     /// Closes `client` once what is queued for it has been written.
     public func close(_ client: Client) { enqueue(.close(client.id)) }
@@ -130,15 +143,15 @@ public final class LineServer: @unchecked Sendable {
     public func run(_ handler: (Event) -> Void) {
         var connections: [Int: Connection] = [:]
         var nextID = 1
+        var stopping = false
         var buffer = [UInt8](repeating: 0, count: 4096)
         func drop(_ connection: Connection, _ reason: String) {
             Glibc.close(connection.descriptor)
             connections[connection.client.id] = nil
             handler(.disconnected(connection.client, reason: reason))
         }
-        while true {
-            // Requests from other threads.
-            wake.consume()
+        // Requests from other threads, and from the handler on this one.
+        func applyRequests() {
             pthread_mutex_lock(lock)
             let pending = requests
             requests.removeAll()
@@ -148,18 +161,50 @@ public final class LineServer: @unchecked Sendable {
                 case let .send(id, bytes):
                     guard let c = connections[id] else { continue }
                     c.output += bytes
-                    if c.output.count > limits.maxPendingBytes { drop(c, "too much unread output") }
+                    if c.output.count > limits.disconnectPendingBytes { drop(c, "too much unread output") }
                 case let .close(id):
                     connections[id]?.closeAfterFlush = true
                 case let .idleExempt(id, exempt):
                     connections[id]?.idleExempt = exempt
                     connections[id]?.lastActivity = Self.milliseconds()
                 case .stop:
-                    for c in connections.values { drop(c, "server stopping") }
-                    return
+                    stopping = true
                 }
             }
-            for c in Array(connections.values) where c.closeAfterFlush && c.output.isEmpty { drop(c, "closed") }
+        }
+        // Hands a client's complete lines to the handler one at a time while its unread output is
+        // under the limit. The replies a line produced are queued before the next line is looked
+        // at, so one chunk of pipelined commands cannot pile up more than one reply past the
+        // limit; lines left over wait in the buffer, and the client is not read meanwhile.
+        func dispatchLines(_ c: Connection) {
+            while !stopping, connections[c.client.id] != nil, !c.closeAfterFlush, c.output.count < limits.maxPendingBytes,
+                  let next = c.input.next() {
+                switch next {
+                case let .line(line):
+                    handler(.line(c.client, line))
+                    applyRequests()
+                case .tooLong:
+                    c.output += Array("ACK [2@0] {} line longer than \(limits.maxLineBytes) bytes\n".utf8)
+                    c.input.removeAll()
+                    c.closeAfterFlush = true
+                }
+            }
+        }
+        // A closing client is still read (and what it sends discarded): closing a socket with
+        // unread input resets it, and the client could lose its last reply.
+        func readsInput(_ c: Connection) -> Bool {
+            !c.inputEnded && (c.closeAfterFlush || c.output.count < limits.maxPendingBytes)
+        }
+        while true {
+            wake.consume()
+            applyRequests()
+            if stopping {
+                for c in connections.values { drop(c, "server stopping") }
+                return
+            }
+            for c in Array(connections.values) where c.output.isEmpty && (c.closeAfterFlush || c.inputEnded) {
+                drop(c, c.closeAfterFlush ? "closed" : "client closed")
+            }
 
             let now = Self.milliseconds()
             var timeout: Int32 = -1
@@ -169,40 +214,39 @@ public final class LineServer: @unchecked Sendable {
             }
             let order = Array(connections.values)
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
-            fds += order.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0) }
+            fds += order.map {
+                pollfd(fd: $0.descriptor, events: (readsInput($0) ? Int16(POLLIN) : 0) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
+            }
             if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR { continue }
 
             let afterPoll = Self.milliseconds()
             for (index, c) in order.enumerated() {
                 let events = fds[index + 2].revents
-                guard connections[c.client.id] != nil else { continue }
+                guard !stopping, connections[c.client.id] != nil else { continue }
                 if events & Int16(POLLOUT) != 0, !c.output.isEmpty {
                     let written = c.output.withUnsafeBytes { Glibc.send(c.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    if written > 0 { c.output.removeFirst(written) } else if errno != EAGAIN { drop(c, "write failed"); continue }
-                }
-                if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
-                    let count = recv(c.descriptor, &buffer, buffer.count, 0)
-                    if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { drop(c, "client closed"); continue }
-                    if count > 0 {
+                    if written > 0 {
+                        c.output.removeFirst(written)
+                        // A client reading its replies is not idle, even while its lines wait.
                         c.lastActivity = afterPoll
-                        c.input += buffer.prefix(count)
+                        dispatchLines(c)
+                    } else if errno != EAGAIN { drop(c, "write failed"); continue }
+                }
+                guard !stopping, connections[c.client.id] != nil else { continue }
+                if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+                    // Hang-up or error while not reading: the client is gone, its replies with it.
+                    guard readsInput(c) else { drop(c, "client closed"); continue }
+                    let count = recv(c.descriptor, &buffer, buffer.count, 0)
+                    if count < 0 && errno != EAGAIN && errno != EINTR { drop(c, "client closed"); continue }
+                    if count == 0 {
+                        // The client is done sending (perhaps a pipelined batch); it still gets its replies.
+                        c.inputEnded = true
+                        c.input.removeAll()
+                    } else if count > 0 {
+                        c.lastActivity = afterPoll
                         // A connection on its way out reads nothing more.
-                        if c.closeAfterFlush { c.input.removeAll() }
-                        while let newline = c.input.firstIndex(of: UInt8(ascii: "\n")) {
-                            let line = Array(c.input[..<newline])
-                            c.input.removeFirst(newline + 1)
-                            if line.count > limits.maxLineBytes {
-                                // A whole over-long line arrived at once: refuse it like a partial one.
-                                c.input = line
-                                break
-                            }
-                            handler(.line(c.client, line))
-                        }
-                        if c.input.count > limits.maxLineBytes, !c.closeAfterFlush {
-                            c.output += Array("ACK [2@0] {} line longer than \(limits.maxLineBytes) bytes\n".utf8)
-                            c.input.removeAll()
-                            c.closeAfterFlush = true
-                        }
+                        if !c.closeAfterFlush { c.input.append(buffer[..<count]) }
+                        dispatchLines(c)
                     }
                 }
                 if connections[c.client.id] != nil, !c.idleExempt, afterPoll - c.lastActivity >= Int64(limits.idleTimeoutMilliseconds) {
@@ -226,7 +270,7 @@ public final class LineServer: @unchecked Sendable {
                     } else {
                         let client = Client(id: nextID, isLoopback: loopback, peer: name)
                         nextID += 1
-                        let c = Connection(client: client, descriptor: fd, now: afterPoll)
+                        let c = Connection(client: client, descriptor: fd, now: afterPoll, maxLineBytes: limits.maxLineBytes)
                         c.output = Array((greeting + "\n").utf8)
                         connections[client.id] = c
                         handler(.connected(client))

@@ -28,6 +28,43 @@ import Testing
         #expect(parse("history 1 2 3 4 5 6 7 8 9") == .failure(.malformed("more than 8 arguments")))
     }
 
+    @Test func theLineLimitExcludesTheCRLFTerminator() {
+        // `token "…"` padded to exactly the documented maximum, as a CRLF client sends it.
+        let secret = String(repeating: "s", count: ProtocolRequest.maxLineBytes - #"token """#.utf8.count)
+        let longest = #"token ""# + secret + #"""#
+        #expect(longest.utf8.count == ProtocolRequest.maxLineBytes)
+        #expect(parse(longest + "\r") == .success(ProtocolRequest(command: "token", arguments: [secret])))
+        #expect(parse(longest) == .success(ProtocolRequest(command: "token", arguments: [secret])))
+        #expect(parse(longest + "s\r") == .failure(.tooLong))
+    }
+
+    @Test(arguments: [
+        // A space followed by a combining mark still separates; the mark starts the next word.
+        ("listen \u{301}", ProtocolRequest(command: "listen", arguments: ["\u{301}"])),
+        ("show  \u{301}42", ProtocolRequest(command: "show", arguments: ["\u{301}42"])),
+        // A quote followed by a combining mark still opens (or closes) a quoted argument.
+        ("token \"\u{301}a b\"", ProtocolRequest(command: "token", arguments: ["\u{301}a b"])),
+        ("token \"a\"\u{301}", ProtocolRequest(command: "token", arguments: ["a\u{301}"])),
+        ("token \"a\\\"\u{301}\"", ProtocolRequest(command: "token", arguments: ["a\"\u{301}"])),
+    ])
+    func wordsAreCutAtSpacesAndQuotesNotGraphemes(line: String, expected: ProtocolRequest) {
+        let parsed = parse(line)
+        #expect(parsed == .success(expected))
+        // Equatable on String is canonical equivalence; the scalars must be exactly these.
+        if case let .success(request) = parsed {
+            #expect(request.arguments.map { Array($0.unicodeScalars) } == expected.arguments.map { Array($0.unicodeScalars) })
+        }
+    }
+
+    @Test func aCombiningMarkAfterTheCommandIsAnArgument() throws {
+        // After a space it is an argument, so the command table refuses it like any extra argument
+        // (before, " \u{301}" hid the space and the whole line was "not a command": a hang-up).
+        #expect(try parse("listen \u{301}").get().check(permission: .control)
+                == .failure(ProtocolError(.badArguments, command: "listen", "listen takes 0 arguments, got 1")))
+        // Glued to the command word, the mark makes a word that is not a command (not letters).
+        guard case .failure(.notACommand) = parse("listen\u{301}") else { Issue.record("accepted"); return }
+    }
+
     @Test func checksCommandPermissionAndArgumentsBeforeRunning() throws {
         func check(_ line: String, _ permission: ProtocolPermission) throws -> Result<ProtocolCommand, ProtocolError> {
             try parse(line).get().check(permission: permission)

@@ -128,6 +128,18 @@ import Testing
         #expect(channel.exempt.isEmpty)
     }
 
+    @Test func noidleWithArgumentsIsRefusedLikeAnyWrongArgumentCount() {
+        let appliance = appliance()
+        let refusal = ["ACK [2@0] {noidle} noidle takes 0 arguments, got 1\n"]
+        #expect(say(appliance, local, "noidle now") == refusal)
+        #expect(say(appliance, local, "idle state").isEmpty)
+        #expect(say(appliance, local, "noidle now") == refusal)
+        // The idle still waits: a proper noidle ends it.
+        #expect(channel.exempt == [local.id])
+        #expect(say(appliance, local, "noidle") == ["OK\n"])
+        #expect(channel.exempt.isEmpty)
+    }
+
     @Test func junkClosesTheConnectionAndEmptyLinesAreIgnored() {
         let appliance = appliance()
         #expect(say(appliance, local, "").isEmpty)

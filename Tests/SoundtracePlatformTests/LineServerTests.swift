@@ -69,7 +69,8 @@ final class TestClient {
         }
     }
 
-    /// Starts a server that answers `ping` with OK and anything else with an ACK, on a thread.
+    /// Starts a server that answers `ping` with OK, `guide N` with a long reply (numbered N) and
+    /// anything else with an ACK, on a thread.
     func start(_ limits: LineServer.Limits = LineServer.Limits()) throws -> (LineServer, Recorder, Thread) {
         let server = try LineServer(address: "127.0.0.1", port: 0, limits: limits, greeting: ProtocolText.greeting)
         let recorder = Recorder()
@@ -83,6 +84,10 @@ final class TestClient {
                     switch ProtocolRequest.parse(bytes[...]) {
                     case let .success(request) where request.command == "ping":
                         server.send(ProtocolText.reply([]), to: client)
+                    case let .success(request) where request.command == "guide":
+                        recorder.add("guide \(request.arguments.first ?? "")")
+                        let text = "\(request.arguments.first ?? "") " + String(repeating: "g", count: 90)
+                        server.send(ProtocolText.reply(Array(repeating: ("line", text), count: Self.guideLines)), to: client)
                     case .success(let request):
                         server.send(ProtocolText.reply(ProtocolError(.unknownCommand, command: request.command, "unknown")), to: client)
                     case .failure:
@@ -118,6 +123,19 @@ final class TestClient {
         let client = try TestClient(port: server.port)
         _ = client.readLine()
         client.send(String(repeating: "x", count: 5000))
+        #expect(client.readToEnd() == "ACK [2@0] {} line longer than 1024 bytes\n")
+    }
+
+    @Test func aMaximalLineEndingInCRLFIsALine() throws {
+        let (server, _, _) = try start()
+        defer { server.stop() }
+        let client = try TestClient(port: server.port)
+        _ = client.readLine()
+        // `ping` padded with spaces to exactly the limit, then "\r\n": the terminator does not count.
+        let longest = "ping" + String(repeating: " ", count: ProtocolRequest.maxLineBytes - 4)
+        client.send(longest + "\r\n")
+        #expect(client.readLine() == "OK")
+        client.send(longest + " \r\n")
         #expect(client.readToEnd() == "ACK [2@0] {} line longer than 1024 bytes\n")
     }
 
@@ -188,6 +206,47 @@ final class TestClient {
         // Far more than the socket buffers and the queue limit together, never read by the client.
         for _ in 0..<4000 { server.send(chunk, to: target) }
         #expect(recorder.waitFor("disconnected too much unread output"))
+    }
+
+    static let guideLines = 20
+
+    @Test func aClientThatPipelinesGetsEveryReplyInOrder() throws {
+        var limits = LineServer.Limits()
+        limits.maxPendingBytes = 16 * 1024
+        let (server, recorder, _) = try start(limits)
+        defer { server.stop() }
+        let client = try TestClient(port: server.port)
+        _ = client.readLine()
+        // 400 commands in one write, each answered with ~2 KiB: 50 times the limit and 12 times
+        // the disconnect bound. Handled all at once they would pile up and drop the client; the
+        // server instead holds the lines back while the replies wait unread.
+        let count = 400
+        client.send((1...count).map { "guide \($0)\n" }.joined())
+        var answered = 0
+        while answered < count, let line = client.readLine() {
+            if line == "OK" { answered += 1; continue }
+            let expected = "line: \(answered + 1) " + String(repeating: "g", count: 90)
+            guard line == expected else { Issue.record("reply \(answered + 1) got \(line.prefix(40))"); break }
+        }
+        #expect(answered == count)
+        client.send("ping\n")
+        #expect(client.readLine() == "OK")
+        #expect(!recorder.events.contains { $0.hasPrefix("disconnected") })
+    }
+
+    @Test func aClientThatSendsItsBatchAndShutsDownStillGetsItsReplies() throws {
+        var limits = LineServer.Limits()
+        limits.maxPendingBytes = 16 * 1024
+        let (server, recorder, _) = try start(limits)
+        defer { server.stop() }
+        let client = try TestClient(port: server.port)
+        _ = client.readLine()
+        client.send((1...100).map { "guide \($0)\n" }.joined())
+        shutdown(client.fd, Int32(SHUT_WR))
+        let replies = client.readToEnd()
+        #expect(replies.components(separatedBy: "\n").filter { $0 == "OK" }.count == 100)
+        #expect(replies.hasSuffix("line: 100 " + String(repeating: "g", count: 90) + "\nOK\n"))
+        #expect(recorder.waitFor("disconnected client closed"))
     }
 
     @Test func stopEndsRun() throws {
