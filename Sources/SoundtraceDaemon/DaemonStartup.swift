@@ -56,7 +56,8 @@ enum DaemonStartup {
         return configuration
     }
 
-    /// The LAN token from `token_file`: one line, at least 12 characters, no spaces.
+    /// The LAN token from `token_file`: one line without spaces, strong enough that guessing it
+    /// over the LAN is hopeless (`TokenStrength`).
     static func token(_ configuration: DaemonConfiguration) throws(Failure) -> String? {
         guard let path = configuration.tokenFile else { return nil }
         let bytes: [UInt8]
@@ -70,8 +71,13 @@ enum DaemonStartup {
         }
         var text = String(decoding: bytes, as: UTF8.self)
         while let last = text.last, last == "\n" || last == "\r\n" || last == " " { text.removeLast() }
-        guard text.count >= 12, !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else {
-            throw Failure(description: "token_file \(path) must hold one token of at least 12 characters without spaces; create one with `head -c 18 /dev/urandom | base64 > \(path)`")
+        let create = "create one with `head -c 24 /dev/urandom | base64 > \(path)`"
+        guard !text.isEmpty, !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else {
+            throw Failure(description: "token_file \(path) must hold one token without spaces; \(create)")
+        }
+        let bits = TokenStrength.estimatedBits(text)
+        guard bits >= TokenStrength.minimumBits else {
+            throw Failure(description: "the token in token_file \(path) is too weak to guess-proof the LAN port (about \(bits) bits, at least \(TokenStrength.minimumBits) needed, e.g. 26 random letters and digits); \(create)")
         }
         return text
     }

@@ -280,16 +280,30 @@ import Testing
         #expect(log.contains("needs a token: set token_file"), "\(log)")
     }
 
+    /// 32 characters of base64, as `head -c 24 /dev/urandom | base64` writes.
+    static let strongToken = "q7Vd2LkP9wZx4TnR0sYb8MfHc3GjUe1A"
+
+    @Test func aWeakTokenIsRefusedAtStartWithHowToMakeAStrongOne() throws {
+        let state = DaemonProcess.stateDirectory("weak-token")
+        let tokenFile = state + "-token"
+        try "correct-horse-battery\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let config = state + "-config"
+        try "token_file = \(tokenFile)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(throws: (any Error).self) { try DaemonProcess(stateDirectory: state, config: config) }
+        let log = (try? String(contentsOfFile: state + ".log", encoding: .utf8)) ?? ""
+        #expect(log.contains("too weak") && log.contains("/dev/urandom"), "\(log)")
+    }
+
     @Test func wrongTokensAreDelayedAndTheThirdClosesTheConnection() throws {
         let state = DaemonProcess.stateDirectory("token")
         let tokenFile = state + "-token"
-        try "correct-horse-battery\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try "\(Self.strongToken)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let config = state + "-config"
         try "token_file = \(tokenFile)\nmax_clients = 3\n".write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(stateDirectory: state, config: config)
         defer { daemon.stop() }
         let client = try daemon.connect()
-        #expect(try client.command("token correct-horse-battery") == .ok([.init(key: "permission", value: "control")]))
+        #expect(try client.command("token \(Self.strongToken)") == .ok([.init(key: "permission", value: "control")]))
         for attempt in 1...2 {
             let before = ProtocolConnection.now()
             try client.send("token guess\(attempt)")
