@@ -1,8 +1,9 @@
 /// Incremental matching of one query against a catalog: feed contiguous audio at the engine's rate
 /// as it arrives, ask for a verdict at any time. Landmark hits vote for (reference, speed, offset);
-/// a match is an alignment that stands well clear of every other reference and of chance, or, when
+/// a candidate is an alignment that stands well clear of every other reference and of chance, or, when
 /// noise has left too few hits for that, an alignment whose frame signatures agree with the
-/// reference's far beyond what unrelated music does.
+/// reference's far beyond what unrelated music does; and a candidate is a match only when the whole
+/// mix heard there holds everything the reference plays (see `verdict()`).
 public final class QueryMatcher {
     public let catalog: Catalog
     private let parameters: EngineParameters
@@ -160,8 +161,9 @@ public final class QueryMatcher {
     /// check of the landmark winner costs a pass over the frames heard, far less than their FFTs).
     /// Every match is confirmed by the whole mix: landmark hits only say that *something* in the
     /// query lines up with a reference (a shared loop, riff or sample is enough), so the winner's
-    /// alignment must also agree frame by frame with the reference's signatures over all bands
-    /// (`SignatureCheck.confirmsWholeMix`). After `finish()`, when that does not decide, the best
+    /// alignment must also lean towards the reference's signatures over all bands
+    /// (`SignatureCheck.confirmsWholeMix`) and hold everything the reference plays there
+    /// (`ContainmentCheck`). After `finish()`, when that does not decide, the best
     /// alignments are checked against the references' signatures (calibrated for the whole query:
     /// only the final verdict does that).
     public func verdict() -> Verdict {
@@ -219,7 +221,7 @@ public final class QueryMatcher {
         let bands = levelExtractor.bands
         return ContainmentCheck.measure(query: levels, frameStride: bands * levelExtractor.layouts, first: step * bands,
                                         queryFrames: min(framesHeard, maxFrames), catalog: catalog,
-                                 reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep)
+                                        reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep)
     }
 
     /// The reference whose best alignment has the most landmark hits (the first on a tie).

@@ -29,20 +29,27 @@ public enum TestAudio {
                 let length = Int(Double(rate) * (0.12 + 0.3 * g.unit()))
                 let degree = scale[g.int(0...6)] + 12 * g.int(0...2)
                 let midi = Double((voice == 0 ? 60 : 48) + degree)
-                let frequency = 440 * pow(2, (midi - 69) / 12)
-                for i in 0..<min(length, count - t) {
-                    let time = Double(i) / Double(rate)
-                    let envelope = exp(-8 * time) * min(1, time * 200)
-                    var s = 0.0
-                    for h in 1...3 where frequency * Double(h) < Double(rate) / 2 {
-                        s += sin(2 * Double.pi * frequency * Double(h) * time) / Double(h)
-                    }
-                    mix[t + i] += s * envelope * (voice == 0 ? 1 : 0.6)
-                }
+                pluck(midi: midi, into: &mix, at: t, length: length, rate: rate, decay: 8, gain: voice == 0 ? 1 : 0.6)
                 t += length
             }
         }
         return PCMAudio(sampleRate: rate, samples: mix.map { Int16(clamping: Int(($0 * amplitude * 32767 / 2).rounded())) })
+    }
+
+    /// Adds one plucked note (three harmonics, a 5 ms attack, exponential decay) to `mix` from
+    /// sample `start` for at most `length` samples.
+    private static func pluck(midi: Double, into mix: inout [Double], at start: Int, length: Int, rate: Int,
+                              decay: Double, gain: Double) {
+        let frequency = 440 * pow(2, (midi - 69) / 12)
+        for i in 0..<min(length, mix.count - start) {
+            let time = Double(i) / Double(rate)
+            let envelope = exp(-decay * time) * min(1, time * 200)
+            var s = 0.0
+            for h in 1...3 where frequency * Double(h) < Double(rate) / 2 {
+                s += sin(2 * Double.pi * frequency * Double(h) * time) / Double(h)
+            }
+            mix[start + i] += s * envelope * gain
+        }
     }
 
     /// One voice per seed, mixed: a layer of one piece can be reused verbatim in another, as a
@@ -58,16 +65,7 @@ public enum TestAudio {
             while t < count {
                 let length = Int(Double(rate) * (0.1 + 0.25 * g.unit()))
                 let midi = Double(40 + 12 * position + scale[g.int(0...6)] + 12 * g.int(0...1))
-                let frequency = 440 * pow(2, (midi - 69) / 12)
-                for i in 0..<min(length, count - t) {
-                    let time = Double(i) / Double(rate)
-                    let envelope = exp(-7 * time) * min(1, time * 200)
-                    var s = 0.0
-                    for h in 1...3 where frequency * Double(h) < Double(rate) / 2 {
-                        s += sin(2 * Double.pi * frequency * Double(h) * time) / Double(h)
-                    }
-                    mix[t + i] += s * envelope
-                }
+                pluck(midi: midi, into: &mix, at: t, length: length, rate: rate, decay: 7, gain: 1)
                 t += length
             }
         }
