@@ -60,6 +60,8 @@ final class Appliance: @unchecked Sendable {
     var shuttingDown = false
     /// Why the latest match could not be recorded, until a later one is (`status` shows it).
     var lastSaveError: String?
+    /// Entry points waiting in `waitForCaptureClosedLocked` (so a test can tell one is waiting).
+    private(set) var waitingForCapture = 0
     /// Paces token guesses per source address, across connections.
     var tokenThrottle = TokenThrottle()
 
@@ -97,6 +99,8 @@ final class Appliance: @unchecked Sendable {
 
     /// Waits (releasing the lock meanwhile) until no capture thread holds a device. Only inside `locked`.
     func waitForCaptureClosedLocked() {
+        waitingForCapture += 1
+        defer { waitingForCapture -= 1 }
         while captureToken != nil { pthread_cond_wait(captureClosedCondition, lock) }
     }
 

@@ -110,7 +110,9 @@ import Testing
         let outcome = Outcome()
         let listener = Thread { outcome.result = appliance.locked { appliance.startSessionLocked() } }
         listener.start()
-        usleep(100_000)  // the listen now waits for the device, with the lock released
+        // Until the listen waits for the device, with the lock released.
+        for _ in 0..<500 where appliance.locked({ appliance.waitingForCapture }) == 0 { usleep(2_000) }
+        #expect(appliance.locked { appliance.waitingForCapture } == 1)
         appliance.shutdown()
         while !listener.isFinished { usleep(10_000) }
         guard case let .failure(error)? = outcome.result else {
