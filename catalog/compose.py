@@ -19,7 +19,7 @@ The first form writes
                                (used by tests as unrelated "hard negative"
                                recordings)
 the second form writes only
-    OUTDIR/derivatives/<id>--keep-<part>.mid
+    OUTDIR/derivatives/<id>--keep-<part>[--take<k>].mid
                                pieces that are NOT in the catalog either but
                                share one layer with catalog piece <id>, note
                                for note and in the same sound (see "Derivative
@@ -1929,6 +1929,13 @@ DERIVATIVES = [
     ("neon-cartography-synth", "pad", ("Warm pad",), None),
 ]
 
+# Each derivative comes in this many takes: the same kept part and the same
+# new instruments, the replaced parts composed from another seed (take 1 is
+# "<id>--keep-<part>", take k "<id>--keep-<part>--take<k>").  The second take
+# was added after the first had been used to design the engine's decision
+# rule, so that the benchmark keeps derivatives nobody tuned on.
+DERIVATIVE_TAKES = 2
+
 # The General MIDI program (on the drum channel: the drum kit) and the channel
 # volume (CC 7) of each replaced part.  The volume makes the new part about as
 # loud as the catalog part it replaces (each part rendered alone with
@@ -2005,10 +2012,11 @@ def revoiced(track, harm, name, channel, sound, notes):
     return t
 
 
-def derivative(ident, fn, part, keep, role):
+def derivative(ident, fn, part, keep, role, take=1):
     """Catalog piece ident with only `part` (tracks keep, or their notes of
-    the given role) kept verbatim and everything else replaced."""
-    name = "%s--keep-%s" % (ident, part)
+    the given role) kept verbatim and everything else replaced; each take
+    composes the replaced parts from its own seed."""
+    name = "%s--keep-%s" % (ident, part) + ("" if take == 1 else "--take%d" % take)
     orig = fn(seeded(ident))       # exactly the catalog piece
     alt = fn(seeded(name))         # the same form, other random choices
     if alt.tempo_map() != orig.tempo_map() or [t.name for t in alt.tracks] != [t.name for t in orig.tracks]:
@@ -2057,10 +2065,11 @@ def main(argv):
     out = args[0]
     if derivatives:
         pieces = dict(CATALOG)
-        for ident, part, keep, role in DERIVATIVES:
-            song = derivative(ident, pieces[ident], part, keep, role)
-            what = " + ".join(keep) + (" (%s notes)" % role if role else "")
-            write_song(song, os.path.join(out, "derivatives"), song.ident, ", keeps " + what)
+        for take in range(1, DERIVATIVE_TAKES + 1):
+            for ident, part, keep, role in DERIVATIVES:
+                song = derivative(ident, pieces[ident], part, keep, role, take)
+                what = " + ".join(keep) + (" (%s notes)" % role if role else "")
+                write_song(song, os.path.join(out, "derivatives"), song.ident, ", keeps " + what)
         return 0
     for sub, items in (("catalog", CATALOG), ("outside", OUTSIDE)):
         for ident, fn in items:

@@ -14,7 +14,7 @@
 #   catalog/render.sh --derivatives OUTDIR
 # renders instead only the derivative pieces (compose.py --derivatives: each
 # keeps one layer of a catalog piece verbatim and replaces the rest; NOT in
-# the catalog) to OUTDIR/<id>--keep-<part>.wav, with the same settings as the
+# the catalog) to OUTDIR/<id>--keep-<part>[--take<k>].wav, with the same settings as the
 # catalog, so the kept layer is the same sound.  OUTDIR must lie outside the
 # repository; catalog/audio and catalog/outside are not touched.
 #

@@ -51,4 +51,24 @@ import SoundtraceTestSupport
     func aSharedLowLayerIsNoMatchEither(kept: Int) throws {
         #expect(try TestAudio.match(Self.derivative(keeping: kept), Self.catalog).outcome == .noMatch)
     }
+
+    /// The two ways through the containment check (EngineParameters: noise alone, or a room's
+    /// colouring with closely agreeing signatures) and the region between them, where the blind
+    /// set's keep-the-melody derivatives passed before: short of the reference a little *and*
+    /// disagreeing like music in noise is no longer either.
+    @Test(arguments: [
+        (shortfall: 0.05, errorRate: 0.40, passes: true),   // noise: signatures far off, nothing missing
+        (shortfall: 0.079, errorRate: 0.152, passes: false), // a derivative the old bar of 0.09 dB let through
+        (shortfall: 0.30, errorRate: 0.13, passes: true),    // a room's notches, motion agreeing
+        (shortfall: 0.358, errorRate: 0.154, passes: false), // a derivative the old 16 % let through
+        (shortfall: 0.45, errorRate: 0.02, passes: false),   // more missing than any room takes away
+    ])
+    func theContainmentBarsSeparateNoiseAndRoomsFromMissingLayers(shortfall: Double, errorRate: Double, passes: Bool) {
+        let p = EngineParameters()
+        let containment = ContainmentCheck(cells: 40, shortfallQ12: Int(shortfall / 3.0103 * 4096))
+        let weight = 10_000
+        let signature = SignatureCheck(reference: 0, offsetFrames: 0, speedStep: 0, bits: 2000,
+                                       weightedErrors: Int(errorRate * Double(weight)), weight: weight, scoreQ12: 0)
+        #expect(containment.passes(p, signature: signature) == passes)
+    }
 }

@@ -1041,9 +1041,17 @@ def negatives_table(judged: list[dict], set_name: str) -> tuple[list[str], list[
              "|---|---|---:|---:|---:|---|---:|---:|"]
     misses = []
     negs = [j for j in judged if j["kind"] == "negative"]
+    groups = []
     for kind in NEG_KINDS:
+        if kind != "derivative":
+            groups.append((kind, lambda j, kind=kind: j["negKind"] == kind))
+            continue
+        # Take 1 of each derivative was used in designing the decision rule; later takes were not.
+        groups.append(("derivative take 1", lambda j: j["negKind"] == "derivative" and "--take" not in str(j.get("sourceId"))))
+        groups.append(("derivative take 2+", lambda j: j["negKind"] == "derivative" and "--take" in str(j.get("sourceId"))))
+    for kind, member in groups:
         for chain in ("clean", "mic"):
-            rows = [j for j in negs if j["negKind"] == kind and j["condition"] == chain]
+            rows = [j for j in negs if member(j) and j["condition"] == chain]
             if not rows:
                 continue
             fps = [j for j in rows if j["verdict"] == "falsePositive"]
@@ -1059,7 +1067,7 @@ def negatives_table(judged: list[dict], set_name: str) -> tuple[list[str], list[
             if missing:
                 fp_cell += f" ({missing} failed / missing)"
             as_ = ", ".join(sorted({str(j["raw"].get("referenceId")) for j in fps})) or "–"
-            sources = len({j.get("sourceId") for j in rows}) if kind in HARD_KINDS else "–"
+            sources = len({j.get("sourceId") for j in rows}) if kind in HARD_KINDS or kind.startswith("derivative") else "–"
             sig = f"{max(first):.2f}" if first else "–"
             sig += f" / {max(wide):.2f}" if wide else " / –"
             lines.append(f"| {kind} | {chain} | {sources} | {len(rows)} | {fp_cell} | {as_} | "
