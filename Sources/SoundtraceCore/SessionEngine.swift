@@ -69,8 +69,55 @@ public struct SessionEngine {
 
     /// Audio for session `token` starting at `frame` samples after the session began. Returns the
     /// session if this audio ended it; nil while it goes on, or when the token is stale (dropped).
+    /// The three steps of `feed`, `Feed.run` and `decide` in one, for an owner with no lock to keep
+    /// the signal processing out of (the CLI's session, tests).
     public mutating func receive(_ samples: [Int16], atFrame frame: Int, token: SessionToken) -> RecognitionSession? {
-        guard token == listeningToken, let recognizer else { return nil }
+        switch feed(samples, atFrame: frame, token: token) {
+        case .none: return nil
+        case let .ended(session): return session
+        case let .audio(work): return decide(work.run(), token: token)
+        }
+    }
+
+    /// What the owner does with audio that `feed` accepted.
+    public enum FeedStep {
+        /// Stale token, or nothing new in the buffer.
+        case none
+        /// The audio ended the session without analysis (a gap too long).
+        case ended(RecognitionSession)
+        /// Analyse this: `Feed.run` pushes the audio into the session's recognizer and takes the
+        /// snapshot that is due, if any. It touches only the recognizer, so an owner that
+        /// serializes everything else under a lock runs it outside the lock, on the one thread
+        /// that feeds this session.
+        case audio(Feed)
+    }
+
+    /// One buffer's worth of recognizer work, and which snapshot it ends with.
+    public struct Feed {
+        let recognizer: Recognizer
+        public let samples: [Int16]
+        public let frame: Int
+        public let snapshot: SnapshotDue?
+
+        /// Pushes the audio and takes the snapshot that is due (nil when none is).
+        public func run() -> Outcome {
+            recognizer.push(samples, atFrame: frame)
+            return Outcome(snapshot: snapshot.map { recognizer.snapshot(final: $0 == .final) }, due: snapshot)
+        }
+    }
+
+    public enum SnapshotDue: Equatable, Sendable { case interim, final }
+
+    /// What `Feed.run` found, for `decide`.
+    public struct Outcome {
+        let snapshot: RecognizerSnapshot?
+        let due: SnapshotDue?
+    }
+
+    /// The bookkeeping half of `receive`: trims audio already heard, fails the session on a gap
+    /// too long, cuts the audio at the window and says which snapshot is due after it.
+    public mutating func feed(_ samples: [Int16], atFrame frame: Int, token: SessionToken) -> FeedStep {
+        guard token == listeningToken, let recognizer else { return .none }
         let rate = recognizer.sampleRate
         var input = samples
         var start = frame
@@ -79,32 +126,44 @@ public struct SessionEngine {
             let overlap = min(input.count, nextFrame - start)
             input.removeFirst(overlap)
             start = nextFrame
-            if input.isEmpty { return nil }
+            if input.isEmpty { return .none }
         }
         if start > nextFrame {
             let gap = (start - nextFrame) * 1000 / rate
             if gap > settings.maxGapMilliseconds {
-                return finish(.failed(.audioGap(device: device, milliseconds: gap)))
+                return finish(.failed(.audioGap(device: device, milliseconds: gap))).map { .ended($0) } ?? .none
             }
         }
         let windowFrames = settings.windowMilliseconds * rate / 1000
         if framesHeard + input.count > windowFrames { input.removeLast(framesHeard + input.count - windowFrames) }
-        recognizer.push(input, atFrame: start)
         framesHeard += input.count
         nextFrame = start + input.count
+        var due: SnapshotDue? = nil
         if framesHeard >= windowFrames {
-            return finishWithFinalVerdict()
-        }
-        let interval = settings.earlyDecision.checkIntervalMilliseconds * rate / 1000
-        if framesHeard - lastCheckFrame >= interval {
+            due = .final
+        } else if framesHeard - lastCheckFrame >= settings.earlyDecision.checkIntervalMilliseconds * rate / 1000 {
             lastCheckFrame = framesHeard
-            snapshots.append(recognizer.snapshot(final: false))
+            due = .interim
+        }
+        return .audio(Feed(recognizer: recognizer, samples: input, frame: start, snapshot: due))
+    }
+
+    /// The deciding half of `receive`: an interim snapshot may end the session early, the final one
+    /// ends it. Nil while it goes on, or when `token` stopped listening meanwhile (the outcome is
+    /// then dropped: a cancel or a failure came first).
+    public mutating func decide(_ outcome: Outcome, token: SessionToken) -> RecognitionSession? {
+        guard token == listeningToken, let snapshot = outcome.snapshot, let due = outcome.due else { return nil }
+        switch due {
+        case .final:
+            return finishWithFinalVerdict(snapshot)
+        case .interim:
+            snapshots.append(snapshot)
             if snapshots.count > 16 { snapshots.removeFirst(snapshots.count - 16) }
             if settings.earlyDecision.isConfident(snapshots), let last = snapshots.last {
                 return finish(matched(last))
             }
+            return nil
         }
-        return nil
     }
 
     /// Cancels the listening session if `token` is it (or, with nil, whatever is listening).
@@ -120,17 +179,34 @@ public struct SessionEngine {
     }
 
     /// Called at or after `deadline`: a device that stopped delivering cannot stretch the window.
-    /// A match already heard still counts; otherwise the session fails as stalled.
+    /// A match already heard still counts; otherwise the session fails as stalled. `finalVerdict`
+    /// and `deadlinePassed(monotonic:token:final:)` in one.
     public mutating func deadlinePassed(monotonic: Int64, token: SessionToken) -> RecognitionSession? {
+        guard let verdict = finalVerdict(monotonic: monotonic, token: token) else { return nil }
+        return deadlinePassed(monotonic: monotonic, token: token, final: verdict.take())
+    }
+
+    /// The work of the final verdict once the deadline has passed (nil before it, or for a stale
+    /// token). Like `Feed.run`, `take()` touches only the recognizer.
+    public func finalVerdict(monotonic: Int64, token: SessionToken) -> FinalVerdict? {
         guard token == listeningToken, let deadline, monotonic >= deadline, let recognizer else { return nil }
-        let final = recognizer.snapshot(final: true)
+        return FinalVerdict(recognizer: recognizer)
+    }
+
+    public struct FinalVerdict {
+        let recognizer: Recognizer
+        public func take() -> RecognizerSnapshot { recognizer.snapshot(final: true) }
+    }
+
+    /// Ends session `token` with the final verdict taken after its deadline.
+    public mutating func deadlinePassed(monotonic: Int64, token: SessionToken, final: RecognizerSnapshot) -> RecognitionSession? {
+        guard token == listeningToken, let deadline, monotonic >= deadline, let recognizer else { return nil }
         if final.isMatch, final.reference != nil { return finish(matched(final)) }
         return finish(.failed(.stalled(device: device, heardMilliseconds: framesHeard * 1000 / recognizer.sampleRate)))
     }
 
-    private mutating func finishWithFinalVerdict() -> RecognitionSession? {
+    private mutating func finishWithFinalVerdict(_ final: RecognizerSnapshot) -> RecognitionSession? {
         guard let recognizer else { return nil }
-        let final = recognizer.snapshot(final: true)
         if final.isMatch, final.reference != nil { return finish(matched(final)) }
         let heard = framesHeard * 1000 / recognizer.sampleRate
         return finish(.noMatch(final.peaks == 0 ? .silence(heardMilliseconds: heard) : .notInCatalog(heardMilliseconds: heard)))

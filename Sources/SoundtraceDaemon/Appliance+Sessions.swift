@@ -185,8 +185,21 @@ extension Appliance {
             do {
                 switch try source.read(timeoutMilliseconds: wait) {
                 case let .audio(samples, frame):
-                    locked {
-                        if let ended = engine.receive(samples, atFrame: frame, token: token) { sessionEndedLocked(ended) }
+                    // Bookkeeping under the lock; the recognizer's work (FFTs, votes, and on the
+                    // last buffer the final verdict's checks: many milliseconds on a small board)
+                    // outside it, so that protocol commands and the button never wait for it.
+                    // Only this thread touches the session's recognizer.
+                    let step = locked { engine.feed(samples, atFrame: frame, token: token) }
+                    switch step {
+                    case .none:
+                        break
+                    case let .ended(ended):
+                        locked { sessionEndedLocked(ended) }
+                    case let .audio(work):
+                        let outcome = work.run()
+                        locked {
+                            if let ended = engine.decide(outcome, token: token) { sessionEndedLocked(ended) }
+                        }
                     }
                 case .timeout, .woken:
                     captureTick(token)
@@ -219,13 +232,14 @@ extension Appliance {
         }
     }
 
-    /// A wait without audio: a device that stopped delivering cannot stretch the window.
+    /// A wait without audio: a device that stopped delivering cannot stretch the window. The
+    /// final verdict is taken outside the lock, like every other piece of the recognizer's work.
     private func captureTick(_ token: SessionToken) {
+        let now = environment.monotonic()
+        guard let verdict = locked({ engine.finalVerdict(monotonic: now, token: token) }) else { return }
+        let final = verdict.take()
         locked {
-            let now = environment.monotonic()
-            if let deadline = engine.deadline, now >= deadline, let ended = engine.deadlinePassed(monotonic: now, token: token) {
-                sessionEndedLocked(ended)
-            }
+            if let ended = engine.deadlinePassed(monotonic: now, token: token, final: final) { sessionEndedLocked(ended) }
         }
     }
 }
