@@ -43,7 +43,7 @@ extension Appliance {
             return failedStartLocked(token, fault: error)
         }
         guard WAVReader.supportedRates.contains(format.sampleRate),
-              let recognizer = try? FingerprintRecognizer(catalog: catalog, inputRate: format.sampleRate) else {
+              let recognizer = environment.makeRecognizer(catalog, format.sampleRate) else {
             source.close()
             return failedStartLocked(token, fault: .unsupportedFormat(device: source.device, offered: format.deviceFormat))
         }

@@ -1,6 +1,7 @@
 import Glibc
 import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtraceRecognition
 import SoundtracePlatform
 import SoundtraceStore
 
@@ -25,6 +26,10 @@ final class Appliance: @unchecked Sendable {
         var wallClock: () -> Int64
         /// Called (under the lock) when the earliest timer may have moved, so the main loop re-arms.
         var timersChanged: () -> Void
+        /// The recognizer of a session on `catalog` fed at `rate` Hz; nil when it cannot be made.
+        var makeRecognizer: (Catalog, Int) -> Recognizer? = { catalog, rate in
+            try? FingerprintRecognizer(catalog: catalog, inputRate: rate)
+        }
     }
 
     let environment: Environment

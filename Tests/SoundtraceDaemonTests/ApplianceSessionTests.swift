@@ -134,4 +134,49 @@ import Testing
         #expect(status.contains { $0.0 == "last_outcome" && $0.1 == "failed" })
         #expect(status.contains { $0.0 == "device_error" && $0.1.contains("in use by another program") })
     }
+
+    /// A recognizer whose final verdict takes as long as the test wants, like the wider net on a
+    /// long catalog on a small board.
+    final class SlowVerdictRecognizer: Recognizer, @unchecked Sendable {
+        // @unchecked: used by the capture thread only; the semaphores are thread-safe.
+        let sampleRate = 8000
+        let inFinalVerdict = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        func push(_ samples: [Int16], atFrame frame: Int) {}
+        func snapshot(final: Bool) -> RecognizerSnapshot {
+            if final {
+                inFinalVerdict.signal()
+                _ = release.wait(timeout: .now() + 10)
+            }
+            return RecognizerSnapshot(isMatch: false, reference: nil, offsetMilliseconds: 0, score: 0, runnerUpScore: 0,
+                                      peaks: 1, heardMilliseconds: 10_000)
+        }
+    }
+
+    /// Issue 13, item 4: the recognizer's work (here a final verdict that does not end until the
+    /// test says so) must not hold the lock that every protocol command takes.
+    @Test func aCommandIsAnsweredWhileTheFinalVerdictIsTaken() throws {
+        let microphone = ScriptedMicrophone(samples: [])
+        let recognizer = SlowVerdictRecognizer()
+        var appliance = makeAppliance(microphone, store: nil, indicator: RecordingIndicator())
+        var environment = appliance.environment
+        environment.makeRecognizer = { _, _ in recognizer }
+        appliance = Appliance(environment: environment, channel: NullChannel(), indicator: RecordingIndicator(),
+                              catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: nil, storeProblem: nil)
+        appliance.buttonPressed()
+        try #require(recognizer.inFinalVerdict.wait(timeout: .now() + 10) == .success, "the window never filled")
+        // Ask for the status from another thread: before the fix it waited for the verdict.
+        let answered = DispatchSemaphore(value: 0)
+        let asking = Thread { [appliance] in
+            _ = appliance.locked { appliance.statusPairsLocked() }
+            answered.signal()
+        }
+        asking.start()
+        let inTime = answered.wait(timeout: .now() + 2) == .success
+        recognizer.release.signal()
+        #expect(inTime, "status waited for the final verdict")
+        if !inTime { _ = answered.wait(timeout: .now() + 10) }
+        try waitUntilIdle(appliance)
+        #expect(appliance.locked { appliance.lastFinished?.session.state } == .noMatch(.notInCatalog(heardMilliseconds: 10_000)))
+    }
 }
