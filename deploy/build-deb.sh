@@ -93,6 +93,8 @@ trap 'rm -rf "$work"' EXIT
 tree="$work/tree"
 "$root/deploy/install.sh" --bin-dir "$bin_dir" --destdir "$tree" 2>"$work/install.log" \
     || { cat "$work/install.log" >&2; die "staging with deploy/install.sh failed"; }
+# Every box makes its own LAN token in postinst; one staged here would be the same on every box.
+rm -f "$tree/etc/soundtrace/token"
 # Debian ships binaries without debug sections (they are most of a Swift binary's size).
 strip --strip-debug "$tree/usr/bin/soundtraced" "$tree/usr/bin/soundtrace"
 install -d -m 0755 "$tree/usr/share/doc/soundtrace"
@@ -172,6 +174,14 @@ set -e
 case "$1" in
     configure|abort-upgrade|abort-deconfigure|abort-remove)
         systemd-sysusers /usr/lib/sysusers.d/soundtrace.conf
+        # A random LAN token (192 bits), made once and kept: it is used only once bind and
+        # token_file are set in soundtraced.conf, but nobody should have to invent one.
+        if [ ! -e /etc/soundtrace/token ]; then
+            (umask 077 && head -c 24 /dev/urandom | base64 > /etc/soundtrace/token.new)
+            chgrp soundtrace /etc/soundtrace/token.new
+            chmod 0640 /etc/soundtrace/token.new
+            mv /etc/soundtrace/token.new /etc/soundtrace/token
+        fi
         if [ -S /run/udev/control ]; then
             udevadm control --reload-rules || true
             udevadm trigger --subsystem-match=gpio --action=change || true
@@ -224,6 +234,7 @@ case "$1" in
             deb-systemd-helper unmask soundtraced.service >/dev/null || true
         fi
         rm -rf /var/lib/soundtrace
+        rm -f /etc/soundtrace/token
         rmdir /etc/soundtrace 2>/dev/null || true
         ;;
 esac

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs Soundtrace from a source checkout: the two binaries, the systemd unit, the sysusers entry,
-# the default configuration (never over an existing one), the catalog, the udev rules and the man pages.
+# the default configuration and a random LAN token (never over existing ones), the catalog, the udev
+# rules and the man pages.
 #
 #   deploy/install.sh [--bin-dir DIR] [--enable]        install into / (as root)
 #   DESTDIR=/tmp/stage deploy/install.sh                 staged install (no root needed, nothing run)
@@ -109,6 +110,18 @@ else
     put 0644 "$root/deploy/soundtraced.conf" /etc/soundtrace/soundtraced.conf
 fi
 
+# A LAN token nobody chose: 24 random bytes (192 bits) in base64. It is used only once bind and
+# token_file are set, but a box should never be one edit away from a guessable one.
+token="$destdir/etc/soundtrace/token"
+made_token=no
+if [ ! -e "$token" ]; then
+    (umask 077 && head -c 24 /dev/urandom | base64 > "$token.new") || die "could not write $token"
+    chmod 0640 "$token.new"
+    mv "$token.new" "$token"
+    made_token=yes
+    note "made a random LAN token in /etc/soundtrace/token (used once bind and token_file are set)"
+fi
+
 if [ -n "$destdir" ]; then
     note "staged in $destdir"
     exit 0
@@ -119,6 +132,10 @@ if command -v systemd-sysusers >/dev/null; then
     systemd-sysusers /usr/lib/sysusers.d/soundtrace.conf || die "systemd-sysusers could not create the soundtrace user"
 else
     die "systemd-sysusers is missing (apt-get install systemd); the service user cannot be created"
+fi
+# The daemon runs as soundtrace and reads the token; nobody else may.
+if [ "$made_token" = yes ]; then
+    chgrp soundtrace "$token" || die "could not give $token to the soundtrace group"
 fi
 if command -v udevadm >/dev/null && [ -d /run/udev ]; then
     udevadm control --reload || note "warning: udevadm could not reload the rules; reboot to apply them"

@@ -90,6 +90,7 @@ import Testing
         ("/usr/lib/udev/rules.d/60-soundtrace-gpio.rules", 0o644),
         ("/usr/share/soundtrace/70-soundtrace-usb-mic.rules.template", 0o644),
         ("/usr/share/man/man8/soundtraced.8.gz", 0o644),
+        ("/etc/soundtrace/token", 0o640),
     ]
 
     @Test func installStagesEveryFileWithSaneModes() throws {
@@ -119,6 +120,23 @@ import Testing
                                     ("/etc/soundtrace/soundtraced.conf", "deploy/soundtraced.conf")] {
             #expect(FileManager.default.contentsEqual(atPath: stage.destdir + installed, andPath: Self.root + "/" + source))
         }
+    }
+
+    @Test func installMakesAStrongLANTokenForEachBoxAndKeepsIt() throws {
+        let first = try Stage()
+        try #require(try first.install().status == 0)
+        let second = try Stage()
+        try #require(try second.install().status == 0)
+        let path = "/etc/soundtrace/token"
+        let token = try String(contentsOfFile: first.destdir + path, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // 24 random bytes (192 bits, past the daemon's 128-bit bar), and not the same on two boxes.
+        #expect(Data(base64Encoded: token)?.count == 24, "\(token)")
+        #expect(try String(contentsOfFile: second.destdir + path, encoding: .utf8)
+                    != (try String(contentsOfFile: first.destdir + path, encoding: .utf8)))
+        // Installing again keeps it (the fingerprint of every file, below, covers it too).
+        try #require(try first.install().status == 0)
+        #expect(try String(contentsOfFile: first.destdir + path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == token)
     }
 
     @Test func installingAgainKeepsTheConfigurationAndChangesNothingElse() throws {
@@ -177,9 +195,11 @@ import Testing
         // Contents: every installed file, man pages gzipped, the configuration as a conffile.
         let tree = out + "/tree"
         try #require(try Command.run(["dpkg-deb", "-x", deb, tree]).status == 0)
-        for (path, _) in Self.installed {
+        // The LAN token is made on the box by postinst, never shipped: every box gets its own.
+        for (path, _) in Self.installed where path != "/etc/soundtrace/token" {
             #expect(FileManager.default.fileExists(atPath: tree + path), "\(path) missing from the package")
         }
+        #expect(!FileManager.default.fileExists(atPath: tree + "/etc/soundtrace/token"))
         if FileManager.default.fileExists(atPath: Self.root + "/man/soundtrace.1") {
             #expect(FileManager.default.fileExists(atPath: tree + "/usr/share/man/man1/soundtrace.1.gz"))
         }
@@ -191,6 +211,7 @@ import Testing
         }
         let postinst = try String(contentsOfFile: control + "/postinst", encoding: .utf8)
         #expect(postinst.contains("systemd-sysusers") && postinst.contains("/run/systemd/system") && postinst.contains("udevadm"))
+        #expect(postinst.contains("/dev/urandom") && postinst.contains("/etc/soundtrace/token"))
 
         // Version: the daemon's own ("soundtraced 0.1.0 (protocol 1)").
         let version = try Command.run([tree + "/usr/bin/soundtraced", "--version"]).stdout
