@@ -4,8 +4,10 @@
 set -euo pipefail
 
 # Build and test needs. The Swift toolchain itself is expected at /opt/swift or on PATH.
-# Tests simulate a microphone with ALSA's file plugin and a PulseAudio null sink.
+# Tests simulate a microphone with ALSA's file plugin and a PulseAudio null sink, and run the daemon
+# in network namespaces (`ip netns`, veth pairs: iproute2; `unshare`, `nsenter`, `setpriv`: util-linux).
 packages=(ca-certificates pkg-config libc6-dev libsqlite3-dev libasound2-dev libasound2-plugins pulseaudio pulseaudio-utils)
+packages+=(iproute2 util-linux)
 # Deployment tests: systemd-analyze and systemd-sysusers (systemd), dpkg-shlibdeps (dpkg-dev),
 # objdump and strip (binutils), for the unit, install.sh and build-deb.sh.
 packages+=(systemd dpkg-dev binutils gzip procps)

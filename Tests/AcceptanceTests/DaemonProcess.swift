@@ -12,10 +12,13 @@ final class DaemonProcess {
 
     static var binary: String { Microphones.binary + "d" }
 
-    /// Starts the daemon on a free loopback port with `arguments` added, and waits until it serves.
+    /// Starts the daemon on a free port (loopback unless `config` binds elsewhere) with `extra`
+    /// arguments added, and waits until it serves.
+    /// `launcher` is a command that runs it (e.g. `ip netns exec NAME`, `setpriv …`) and must end by
+    /// exec-ing it, so that the child's pid is the daemon's; `binary` replaces the built daemon.
     init(stateDirectory: String, device: String = "st_acc_switch", catalog: String = Microphones.catalogPath,
          extra: [String] = [], environment: [String: String] = [:], config: String = "/dev/null",
-         stdin: String = "/dev/null") throws {
+         stdin: String = "/dev/null", launcher: [String] = [], binary: String = DaemonProcess.binary) throws {
         let mics = Microphones.shared
         self.stateDirectory = stateDirectory
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
@@ -23,9 +26,9 @@ final class DaemonProcess {
         outputPath = stateDirectory + ".out"
         var env = mics.environment
         for (key, value) in environment { env[key] = value }
-        child = try ChildProcess(path: Self.binary,
-                                 arguments: ["--config", config, "--no-gpio", "--port", "0", "--state-dir", stateDirectory,
-                                             "--device", device, "--catalog", catalog] + extra,
+        let command = launcher + [binary, "--config", config, "--no-gpio", "--port", "0", "--state-dir", stateDirectory,
+                                  "--device", device, "--catalog", catalog] + extra
+        child = try ChildProcess(path: command[0], arguments: Array(command.dropFirst()),
                                  environment: env, stdin: stdin, stdout: outputPath, stderr: logPath)
         let deadline = ProtocolConnection.now() + 15_000
         var found: Int?
@@ -47,7 +50,10 @@ final class DaemonProcess {
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    func connect() throws -> ProtocolConnection { try ProtocolConnection(port: port) }
+    /// A protocol client; `networkNamespace` (a path such as `/run/netns/NAME`) connects from there.
+    func connect(host: String = "127.0.0.1", networkNamespace: String? = nil) throws -> ProtocolConnection {
+        try ProtocolConnection(host: host, port: port, networkNamespace: networkNamespace)
+    }
 
     /// SIGTERM and the exit status.
     @discardableResult

@@ -21,8 +21,15 @@ final class ProtocolConnection {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
 
-    init(host: String = "127.0.0.1", port: Int) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Connects to `host`:`port`; with `networkNamespace` (`/run/netns/NAME`, `/proc/PID/ns/net`)
+    /// the socket is made in that network namespace, so the test talks from inside it.
+    init(host: String = "127.0.0.1", port: Int, networkNamespace: String? = nil) throws {
+        if let networkNamespace {
+            descriptor = try NetworkNamespaces.tcpSocket(in: networkNamespace)
+        } else {
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        }
+        guard descriptor >= 0 else { throw TestFailure("cannot make a socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
