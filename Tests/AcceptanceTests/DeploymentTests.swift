@@ -11,14 +11,15 @@ import Testing
 
     // MARK: The unit
 
-    @Test func theUnitsOverallExposureIsAtMostTwo() throws {
+    /// README and DEPLOY.md state the rating (1.4): a change to the unit that loosens it fails here.
+    @Test func theUnitsOverallExposureIsAtMostOnePointFour() throws {
         let run = try Command.run(["systemd-analyze", "security", "--offline=yes", "--no-pager", Self.unit])
         // The table lists each check; the last line is "→ Overall exposure level for NAME: 1.4 OK …".
         let line = try #require(run.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") },
                                 "no overall exposure in: \(run.stdout) \(run.stderr)")
         let number = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) },
                                   "cannot read the exposure from '\(line)'")
-        #expect(number <= 2.0, "\(run.stdout)")
+        #expect(number <= 1.4, "\(run.stdout)")
         // The offline analysis also reports settings it could not parse.
         #expect(!run.stderr.contains("ignoring"), "\(run.stderr)")
     }
