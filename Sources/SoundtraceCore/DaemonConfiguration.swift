@@ -12,6 +12,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var gpio = true
     public var maxClients = 8
     public var idleTimeoutSeconds = 300
+    /// How long a client may take to finish a line it has started.
+    public var lineTimeoutSeconds = 10
     /// The GPIO line names of the button, the two LEDs and the buzzer.
     public var lines = PanelLineNames()
     /// Silences the buzzer.
@@ -25,6 +27,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("bind", "IPv4 address, ::1, :: or localhost"), ("port", "1–65535"), ("device", "ALSA capture device"),
         ("token_file", "file holding the LAN token (needed when bind is not loopback)"),
         ("window_seconds", "3–30"), ("gpio", "yes or no"), ("max_clients", "1–64"), ("idle_timeout_seconds", "10–86400"),
+        ("line_timeout_seconds", "1–3600"),
         ("button_line", "GPIO line name of the button (default GPIO17)"),
         ("listening_led_line", "GPIO line name of the listening LED (default GPIO23)"),
         ("result_led_line", "GPIO line name of the result LED (default GPIO24)"),
@@ -105,6 +108,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "result_led_line": configuration.lines.resultLED = try lineName()
             case "buzzer_line": configuration.lines.buzzer = try lineName()
             case "max_clients": configuration.maxClients = try integer(1...64)
+            case "line_timeout_seconds": configuration.lineTimeoutSeconds = try integer(1...3600)
             default: configuration.idleTimeoutSeconds = try integer(10...86400)
             }
         }
@@ -116,6 +120,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public func validate(file: String) throws(Invalid) {
         if !Self.isLoopback(bind) && tokenFile == nil {
             throw Invalid(file: file, line: 0, problem: "bind = \(bind) reaches the network, which needs a token: set token_file (the token travels in clear text; see the README)")
+        }
+        // One slot is always kept for clients on this machine (the line server's admission rule).
+        if !Self.isLoopback(bind) && maxClients < 2 {
+            throw Invalid(file: file, line: 0, problem: "bind = \(bind) with max_clients = \(maxClients) leaves no slot for the network (one is kept for clients on this machine); set max_clients to 2 or more")
         }
         let roles = lines.roles
         for (index, role) in roles.enumerated() {

@@ -5,10 +5,13 @@ import SoundtraceCore
 /// LEDs would show, so `soundtraced` on a laptop is a working kiosk.
 final class ConsoleIndicator: StateIndicator {
     private let buttonHint: Bool
+    private let gate: LogGate?
 
-    /// `buttonHint`: say that Enter acts as the button (only when stdin is a terminal).
-    init(buttonHint: Bool) {
+    /// `buttonHint`: say that Enter acts as the button (only when stdin is a terminal). `gate`: what
+    /// the lines pass when stdout is a log rather than a screen (nil: every line is written).
+    init(buttonHint: Bool, gate: LogGate?) {
         self.buttonHint = buttonHint
+        self.gate = gate
     }
 
     func show(_ state: IndicatorState, calm: Bool, detail: String) {
@@ -25,14 +28,15 @@ final class ConsoleIndicator: StateIndicator {
         if !detail.isEmpty { line += " — \(detail)" }
         if calm { line += " (calm mode)" }
         if buttonHint, state != .listening { line += "  [Enter: listen]" } else if buttonHint { line += "  [Enter: cancel]" }
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        emit(line)
     }
 
     func calmModeChanged(_ calm: Bool) {
-        let line = "[\(clockTime())] calm mode \(calm ? "on: LEDs steady" : "off")\n"
-        let bytes = Array(line.utf8)
-        _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        emit("[\(clockTime())] calm mode \(calm ? "on: LEDs steady" : "off")")
+    }
+
+    private func emit(_ line: String) {
+        if let gate { gate.write(line) } else { DaemonLog.writeLine(line, to: 1) }
     }
 
     private func clockTime() -> String {

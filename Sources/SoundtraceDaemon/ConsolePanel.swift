@@ -1,5 +1,6 @@
 import Glibc
 import SoundtraceCore
+import SoundtracePlatform
 
 /// The simulated panel for machines without GPIO: the console indicator on stdout and, when stdin
 /// is a terminal, Enter as a short press (there is no hold: calm mode stays as stored).
@@ -7,19 +8,27 @@ final class ConsolePanel: Panel {
     let indicator: StateIndicator
     private var watchStdin: Bool
     private var input = [UInt8](repeating: 0, count: 256)
+    /// On a terminal a person watches every state line; anywhere else (the journal under systemd,
+    /// a file) the lines are a log, and a client churning listen/cancel must not flood it.
+    private let gate: LogGate?
 
-    /// `consoleButton`: stdin is a terminal whose Enter acts as the button.
-    init(consoleButton: Bool) {
-        indicator = ConsoleIndicator(buttonHint: consoleButton)
+    /// `consoleButton`: stdin is a terminal whose Enter acts as the button. `wake`: makes the main
+    /// loop look at `deadline` again (a state-line summary became pending).
+    init(consoleButton: Bool, wake: @escaping @Sendable () -> Void) {
+        gate = isatty(1) == 1 ? nil : LogGate(now: { Int64(MonotonicClock.nanoseconds() / 1_000_000) },
+                                              output: { DaemonLog.writeLine($0, to: 1) })
+        gate?.setWhenPending(wake)
+        indicator = ConsoleIndicator(buttonHint: consoleButton, gate: gate)
         watchStdin = consoleButton
     }
 
     var pollDescriptor: Int32 { watchStdin ? 0 : -1 }
-    var deadline: Int64? { nil }
+    var deadline: Int64? { gate?.deadline }
     func becomeReady(at time: Int64) {}
-    func close() {}
+    func close() { gate?.flush() }
 
     func service(now: Int64, readable: Bool) -> [ButtonGestures.Gesture] {
+        gate?.flushIfDue()
         guard readable, watchStdin else { return [] }
         let count = read(0, &input, input.count)
         guard count > 0 else {

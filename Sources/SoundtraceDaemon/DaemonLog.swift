@@ -1,15 +1,30 @@
 import Glibc
+import SoundtracePlatform
 
 /// Plain log lines on stderr (journald adds time and unit), one `write` per line so lines from
-/// different threads never interleave.
+/// different threads never interleave. Lines pass a `LogGate`: repeats are counted and summarized
+/// and each window writes a bounded number of lines, so a client churning commands cannot flood
+/// the journal (journald's rate limit would drop whole bursts, the rare important line with them).
 public enum DaemonLog {
     public static func info(_ message: String) { emit(message) }
     public static func warning(_ message: String) { emit("warning: " + message) }
     public static func error(_ message: String) { emit("error: " + message) }
 
+    /// The gate in front of stderr; the main loop flushes its summaries (`deadline`, `flushIfDue`).
+    static let gate = LogGate(now: { Int64(MonotonicClock.nanoseconds() / 1_000_000) },
+                              output: { writeLine("soundtraced: " + $0, to: 2) })
+
+    /// Writes what is pending now (before the process exits).
+    public static func flush() { gate.flush() }
+
     private static func emit(_ message: String) {
-        let line = Array(("soundtraced: " + message.replacingControlCharacters() + "\n").utf8)
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        gate.write(message.replacingControlCharacters())
+    }
+
+    /// One line on `descriptor` in one `write`.
+    static func writeLine(_ line: String, to descriptor: Int32) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 }
 

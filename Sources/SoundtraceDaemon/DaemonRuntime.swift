@@ -55,6 +55,7 @@ public enum DaemonRuntime {
         var limits = LineServer.Limits()
         limits.maxClients = configuration.maxClients
         limits.idleTimeoutMilliseconds = configuration.idleTimeoutSeconds * 1000
+        limits.lineTimeoutMilliseconds = configuration.lineTimeoutSeconds * 1000
         let server: LineServer
         do {
             server = try LineServer(address: configuration.bind, port: configuration.port, limits: limits, greeting: ProtocolText.greeting)
@@ -65,6 +66,8 @@ public enum DaemonRuntime {
         }
 
         let wake = WakeSignal()
+        // A log summary that became pending re-arms the main loop's timeout (see LogGate).
+        DaemonLog.gate.setWhenPending { wake.signal() }
         let (panel, panelProblem) = openPanel(configuration, wake: wake)
         defer { panel.close() }
         let device = configuration.device
@@ -103,6 +106,8 @@ public enum DaemonRuntime {
                  catalogPath: configuration.catalog)
 
         notifier.stopping()
+        // What was left out comes first, and the last lines start a fresh window.
+        DaemonLog.flush()
         DaemonLog.info("stopping")
         appliance.shutdown()
         server.stop()
@@ -112,6 +117,7 @@ public enum DaemonRuntime {
             appliance.store = nil
         }
         DaemonLog.info("stopped")
+        DaemonLog.flush()
         return 0
     }
 
@@ -119,7 +125,7 @@ public enum DaemonRuntime {
     /// failure is logged with its reason and the daemon serves on with the console panel.
     private static func openPanel(_ configuration: DaemonConfiguration, wake: WakeSignal) -> (Panel, problem: String?) {
         let consoleButton = isatty(0) == 1
-        guard configuration.gpio else { return (ConsolePanel(consoleButton: consoleButton), nil) }
+        guard configuration.gpio else { return (ConsolePanel(consoleButton: consoleButton, wake: { wake.signal() }), nil) }
         do {
             let lines = try GPIOPanelLines.open(configuration.lines)
             let placements = lines.placements.map { "\($0.role) \($0.place)" }.joined(separator: ", ")
@@ -127,7 +133,7 @@ public enum DaemonRuntime {
             return (LinesPanel(lines: lines, muted: configuration.muted, wake: { wake.signal() }), nil)
         } catch {
             DaemonLog.error("GPIO panel unavailable, showing state on the console instead (protocol and history work as usual; `soundtraced --check-hardware` tests the wiring): \(error)")
-            return (ConsolePanel(consoleButton: consoleButton), error.description)
+            return (ConsolePanel(consoleButton: consoleButton, wake: { wake.signal() }), error.description)
         }
     }
 
@@ -137,7 +143,8 @@ public enum DaemonRuntime {
         var nextWatchdog = watchdogInterval.map { now() + $0 }
         if let watchdogInterval { notifier.watchdog(); nextWatchdog = now() + watchdogInterval }
         while true {
-            var due = [nextWatchdog, appliance.nextTimerDue, panel.deadline].compactMap { $0 }.min()
+            // The log's deadline is set only while a summary of left-out lines is pending.
+            var due = [nextWatchdog, appliance.nextTimerDue, panel.deadline, DaemonLog.gate.deadline].compactMap { $0 }.min()
             let timeout: Int32 = due.map { Int32(clamping: max(0, $0 - now())) } ?? -1
             var fds = [pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
@@ -169,6 +176,7 @@ public enum DaemonRuntime {
                 case .hold: appliance.toggleCalmMode()
                 }
             }
+            DaemonLog.gate.flushIfDue()
             let current = now()
             if let next = nextWatchdog, let interval = watchdogInterval, current >= next {
                 notifier.watchdog()

@@ -2,11 +2,13 @@ import Glibc
 import SoundtraceCore
 
 /// A TCP server for a line protocol, on one thread with `poll()`: it accepts clients up to a cap
-/// (refusing the rest with a visible error line), reads newline-terminated lines of bounded length,
+/// that keeps a slot for this machine and limits each network address (`ClientAdmission`; the
+/// rest are refused with a visible error line), reads newline-terminated lines of bounded length,
 /// stops reading a client's lines while its replies pile up unread (back-pressure, as MPD and Redis
 /// do: a pipelining client loses nothing and memory stays bounded), and closes clients that stay
-/// idle too long. With no client connected it sleeps in `poll` without a timeout. `send`, `close`
-/// and `stop` may be called from any thread; events are delivered on the server's thread.
+/// idle too long or take too long to finish a line. With no client connected it sleeps in `poll`
+/// without a timeout. `send`, `close` and `stop` may be called from any thread; events are
+/// delivered on the server's thread.
 public final class LineServer: @unchecked Sendable {
     // @unchecked: the client table is touched only on the server thread inside `run`; other
     // threads reach it through `requests`, guarded by `lock`, and the wake signal.
@@ -14,7 +16,15 @@ public final class LineServer: @unchecked Sendable {
     public struct Limits: Sendable {
         public var maxLineBytes = ProtocolRequest.maxLineBytes
         public var maxClients = 8
+        /// Slots of `maxClients` that only clients on this machine (loopback) may take, so clients
+        /// from the network can never lock out the box's own CLI.
+        public var reservedLocalSlots = 1
+        /// Connections one network address may hold at once (loopback is not limited).
+        public var maxClientsPerAddress = 4
         public var idleTimeoutMilliseconds = 300_000
+        /// How long an unfinished line may wait for its newline. A client dripping a byte every
+        /// few seconds is never idle, so without this it would hold its slot for ever.
+        public var lineTimeoutMilliseconds = 10_000
         /// Unread output over which the server reads no more lines from that client until the
         /// client has read its replies down below it (back-pressure).
         public var maxPendingBytes = 256 * 1024
@@ -53,6 +63,8 @@ public final class LineServer: @unchecked Sendable {
 
     public let limits: Limits
     private let greeting: String
+    /// Whether a peer address is on this machine; tests stand in other loopback addresses for LAN hosts.
+    private let isLocalPeer: @Sendable (String) -> Bool
     private let listener: Int32
     public let port: Int
     private let wake = WakeSignal()
@@ -67,6 +79,10 @@ public final class LineServer: @unchecked Sendable {
         var output: [UInt8] = []
         var lastActivity: Int64
         var closeAfterFlush = false
+        /// Why the connection closes once flushed (for the `disconnected` event).
+        var closeReason = "closed"
+        /// Since when the bytes held form an unfinished line (nil: none, or only whole lines held back).
+        var partialLineSince: Int64?
         /// The client shut down its sending side: it is closed once it has its replies.
         var inputEnded = false
         /// A client waiting for the server (MPD's `idle`) is not idle itself.
@@ -80,9 +96,14 @@ public final class LineServer: @unchecked Sendable {
     }
 
     /// Binds and listens (`port` 0 picks a free port, reported in `port`).
-    public init(address: String, port: Int, limits: Limits = Limits(), greeting: String) throws(Failure) {
+    public convenience init(address: String, port: Int, limits: Limits = Limits(), greeting: String) throws(Failure) {
+        try self.init(address: address, port: port, limits: limits, greeting: greeting, isLocalPeer: SocketAddress.isLoopback)
+    }
+
+    init(address: String, port: Int, limits: Limits, greeting: String, isLocalPeer: @escaping @Sendable (String) -> Bool) throws(Failure) {
         self.limits = limits
         self.greeting = greeting
+        self.isLocalPeer = isLocalPeer
         pthread_mutex_init(lock, nil)
         var storage = sockaddr_storage()
         var length: socklen_t = 0
@@ -150,6 +171,14 @@ public final class LineServer: @unchecked Sendable {
             connections[connection.client.id] = nil
             handler(.disconnected(connection.client, reason: reason))
         }
+        // Says why in the protocol's error form, then closes once that is written.
+        func closeTelling(_ c: Connection, _ line: String, reason: String) {
+            c.output += Array((line + "\n").utf8)
+            c.input.removeAll()
+            c.partialLineSince = nil
+            c.closeAfterFlush = true
+            c.closeReason = reason
+        }
         // Requests from other threads, and from the handler on this one.
         func applyRequests() {
             pthread_mutex_lock(lock)
@@ -184,11 +213,30 @@ public final class LineServer: @unchecked Sendable {
                     handler(.line(c.client, line))
                     applyRequests()
                 case .tooLong:
-                    c.output += Array("ACK [2@0] {} line longer than \(limits.maxLineBytes) bytes\n".utf8)
-                    c.input.removeAll()
-                    c.closeAfterFlush = true
+                    closeTelling(c, "ACK [2@0] {} line longer than \(limits.maxLineBytes) bytes", reason: "line too long")
                 }
             }
+        }
+        // Starts the unfinished line's clock when one is left after dispatching. `newLine`: the
+        // bytes just read finished the previous one, so what is left began now. Whole lines held
+        // back by back-pressure do not count: the client is not being read.
+        func notePartialLine(_ c: Connection, now: Int64, newLine: Bool) {
+            if c.closeAfterFlush || c.input.count == 0 || c.input.hasLine {
+                c.partialLineSince = nil
+            } else if newLine || c.partialLineSince == nil {
+                c.partialLineSince = now
+            }
+        }
+        // An unfinished line's clock stands still while the server does not read the client (its
+        // replies pile up unread), since the client cannot finish the line meanwhile.
+        func lineClockStopped(_ c: Connection) -> Bool {
+            c.closeAfterFlush || c.output.count >= limits.maxPendingBytes
+        }
+        // The earliest moment a connection may need closing: its idle time or its unfinished line.
+        func deadline(_ c: Connection) -> Int64? {
+            let idle = c.idleExempt ? nil : c.lastActivity + Int64(limits.idleTimeoutMilliseconds)
+            let line = lineClockStopped(c) ? nil : c.partialLineSince.map { $0 + Int64(limits.lineTimeoutMilliseconds) }
+            return [idle, line].compactMap { $0 }.min()
         }
         // A closing client is still read (and what it sends discarded): closing a socket with
         // unread input resets it, and the client could lose its last reply.
@@ -203,14 +251,13 @@ public final class LineServer: @unchecked Sendable {
                 return
             }
             for c in Array(connections.values) where c.output.isEmpty && (c.closeAfterFlush || c.inputEnded) {
-                drop(c, c.closeAfterFlush ? "closed" : "client closed")
+                drop(c, c.closeAfterFlush ? c.closeReason : "client closed")
             }
 
             let now = Self.milliseconds()
             var timeout: Int32 = -1
-            if let oldest = connections.values.filter({ !$0.idleExempt }).map(\.lastActivity).min() {
-                let due = oldest + Int64(limits.idleTimeoutMilliseconds) - now
-                timeout = Int32(max(0, min(Int64(Int32.max), due)))
+            if let earliest = connections.values.compactMap(deadline).min() {
+                timeout = Int32(max(0, min(Int64(Int32.max), earliest - now)))
             }
             let order = Array(connections.values)
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
@@ -230,6 +277,7 @@ public final class LineServer: @unchecked Sendable {
                         // A client reading its replies is not idle, even while its lines wait.
                         c.lastActivity = afterPoll
                         dispatchLines(c)
+                        notePartialLine(c, now: afterPoll, newLine: false)
                     } else if errno != EAGAIN { drop(c, "write failed"); continue }
                 }
                 guard !stopping, connections[c.client.id] != nil else { continue }
@@ -242,14 +290,22 @@ public final class LineServer: @unchecked Sendable {
                         // The client is done sending (perhaps a pipelined batch); it still gets its replies.
                         c.inputEnded = true
                         c.input.removeAll()
+                        c.partialLineSince = nil
                     } else if count > 0 {
                         c.lastActivity = afterPoll
                         // A connection on its way out reads nothing more.
                         if !c.closeAfterFlush { c.input.append(buffer[..<count]) }
                         dispatchLines(c)
+                        notePartialLine(c, now: afterPoll, newLine: buffer[..<count].contains(UInt8(ascii: "\n")))
                     }
                 }
-                if connections[c.client.id] != nil, !c.idleExempt, afterPoll - c.lastActivity >= Int64(limits.idleTimeoutMilliseconds) {
+                guard connections[c.client.id] != nil else { continue }
+                if c.partialLineSince != nil, lineClockStopped(c) {
+                    // Restarted, so the client has the whole time once it is read again.
+                    c.partialLineSince = c.closeAfterFlush ? nil : afterPoll
+                } else if let since = c.partialLineSince, afterPoll - since >= Int64(limits.lineTimeoutMilliseconds) {
+                    closeTelling(c, "ACK [2@0] {} line not finished within \(Self.duration(limits.lineTimeoutMilliseconds)); send each command as one line ending in a newline", reason: "line timeout")
+                } else if !c.idleExempt, afterPoll - c.lastActivity >= Int64(limits.idleTimeoutMilliseconds) {
                     drop(c, "idle timeout")
                 }
             }
@@ -262,13 +318,30 @@ public final class LineServer: @unchecked Sendable {
                 if fd >= 0 {
                     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                    let (name, loopback) = SocketAddress.describe(&peer)
-                    if connections.count >= limits.maxClients {
-                        let refusal = Array("ACK [56@0] {} too many clients (\(limits.maxClients)); try again later\n".utf8)
-                        _ = refusal.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    let name = SocketAddress.describe(&peer)
+                    let local = isLocalPeer(name)
+                    let occupants = connections.values.map {
+                        ClientAdmission.Occupant(id: $0.client.id, peer: $0.client.peer, isLocal: $0.client.isLoopback,
+                                                 waitingSince: $0.idleExempt ? $0.lastActivity : nil)
+                    }
+                    var admitted = true
+                    switch ClientAdmission(limits: limits).decide(peer: name, isLocal: local, occupants: occupants) {
+                    case .admit:
+                        break
+                    case let .admitReplacing(id, reason):
+                        // Closed at once rather than after a flush, so the cap holds. A client
+                        // waiting in `idle` has read its replies: the reason fits its socket buffer.
+                        if let waiting = connections[id] {
+                            Self.sendNow(waiting.output + Array((reason + "\n").utf8), to: waiting.descriptor)
+                            drop(waiting, "made room for a local client")
+                        }
+                    case let .refuse(reason):
+                        Self.sendNow(Array((reason + "\n").utf8), to: fd)
                         Glibc.close(fd)
-                    } else {
-                        let client = Client(id: nextID, isLoopback: loopback, peer: name)
+                        admitted = false
+                    }
+                    if admitted {
+                        let client = Client(id: nextID, isLoopback: local, peer: name)
                         nextID += 1
                         let c = Connection(client: client, descriptor: fd, now: afterPoll, maxLineBytes: limits.maxLineBytes)
                         c.output = Array((greeting + "\n").utf8)
@@ -278,6 +351,16 @@ public final class LineServer: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// What can be written without waiting (a refusal or a last word before closing).
+    private static func sendNow(_ bytes: [UInt8], to descriptor: Int32) {
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+    }
+
+    /// "10 s", or milliseconds when that is not whole seconds (short limits in tests).
+    private static func duration(_ milliseconds: Int) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
     private static func milliseconds() -> Int64 {

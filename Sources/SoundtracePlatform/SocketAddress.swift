@@ -1,7 +1,7 @@
 import Glibc
 
 /// Socket addresses from and to text, for the line server: which family an address is, and who a
-/// peer is and whether it is on this machine (loopback clients get full control).
+/// peer is and whether it is on this machine (loopback clients get full control and a reserved slot).
 enum SocketAddress {
     static func ipv4(_ address: String, port: Int) -> sockaddr_in? {
         var a = sockaddr_in()
@@ -24,19 +24,24 @@ enum SocketAddress {
         String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func describe(_ peer: inout sockaddr_storage) -> (String, Bool) {
+    /// The peer's address as text.
+    static func describe(_ peer: inout sockaddr_storage) -> String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         if peer.ss_family == sa_family_t(AF_INET) {
             let a = withUnsafeBytes(of: &peer) { $0.load(as: sockaddr_in.self) }
             var address = a.sin_addr
             inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-            let name = Self.string(text)
-            return (name, name.hasPrefix("127."))
+            return Self.string(text)
         }
         let a = withUnsafeBytes(of: &peer) { $0.load(as: sockaddr_in6.self) }
         var address = a.sin6_addr
         inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-        let name = Self.string(text)
-        return (name, name == "::1" || name.hasPrefix("::ffff:127."))
+        return Self.string(text)
+    }
+
+    /// Whether a peer address (as `describe` writes it) is on this machine: 127.0.0.0/8, ::1, or
+    /// 127.0.0.0/8 mapped into IPv6.
+    @Sendable static func isLoopback(_ name: String) -> Bool {
+        name.hasPrefix("127.") || name == "::1" || name.hasPrefix("::ffff:127.")
     }
 }

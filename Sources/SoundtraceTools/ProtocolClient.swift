@@ -68,7 +68,7 @@ final class ProtocolClient {
         }
         guard case let .line(line) = event else { return }
         if line == ProtocolText.greeting { return }
-        // The daemon refuses a connection over its client cap with an ACK instead of the greeting.
+        // The daemon refuses a connection it has no slot for with an ACK instead of the greeting.
         if let ack = ProtocolAck(line: line) { throw .refused(ack) }
         if line.hasPrefix("OK SOUNDTRACE ") {
             let version = ProtocolText.sanitized(String(line.dropFirst(14).prefix(20)))

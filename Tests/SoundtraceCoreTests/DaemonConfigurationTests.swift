@@ -21,12 +21,13 @@ import Testing
             gpio = no
             max_clients = 4
             idle_timeout_seconds = 60
+            line_timeout_seconds = 5
             """
         let c = try DaemonConfiguration.parse(text, file: "c.conf")
         #expect(c.catalog == "/srv/catalog/museum.catalog" && c.stateDirectory == "/var/lib/soundtrace")
         #expect(c.bind == "0.0.0.0" && c.port == 7000 && c.device == "plughw:1,0")
         #expect(c.tokenFile == "/etc/soundtrace/token" && c.windowSeconds == 12 && !c.gpio)
-        #expect(c.maxClients == 4 && c.idleTimeoutSeconds == 60)
+        #expect(c.maxClients == 4 && c.idleTimeoutSeconds == 60 && c.lineTimeoutSeconds == 5)
     }
 
     static let bad: [(String, String)] = [
@@ -40,6 +41,9 @@ import Testing
         ("gpio = maybe", "c.conf:1: 'gpio' must be yes or no, got 'maybe'"),
         ("device =", "c.conf:1: 'device' has no value; expected ALSA capture device"),
         ("\n\nbind = 192.168.1.5", "c.conf: bind = 192.168.1.5 reaches the network, which needs a token: set token_file"),
+        ("line_timeout_seconds = 0", "c.conf:1: 'line_timeout_seconds' must be a whole number in 1–3600, got '0'"),
+        // One slot is kept for this machine: a LAN bind needs at least one more.
+        ("bind = 0.0.0.0\ntoken_file = /etc/t\nmax_clients = 1", "c.conf: bind = 0.0.0.0 with max_clients = 1 leaves no slot for the network"),
     ]
 
     @Test(arguments: bad.map(\.0))

@@ -8,16 +8,23 @@ import Testing
 final class TestClient {
     let fd: Int32
 
-    init(port: Int) throws {
+    /// `source`: the loopback address to connect from (127.0.0.0/8 is all this machine's), so that
+    /// a test can have clients from several addresses.
+    init(port: Int, from source: String = "127.0.0.1") throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0 else { close(fd); throw POSIXError(.EADDRNOTAVAIL) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
         let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
     }
 
     deinit { close(fd) }
@@ -38,6 +45,12 @@ final class TestClient {
         return String(decoding: all, as: UTF8.self)
     }
 
+    /// Whether something (a line, or the end) arrives within `milliseconds`.
+    func waitReadable(milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, milliseconds) > 0
+    }
+
     /// One line (without the newline).
     func readLine() -> String? {
         var line: [UInt8] = []
@@ -56,6 +69,7 @@ final class TestClient {
         var events: [String] = []
         var clients: [LineServer.Client] = []
         func add(_ text: String) { lock.lock(); events.append(text); lock.broadcast(); lock.unlock() }
+        var connected: [LineServer.Client] { lock.lock(); defer { lock.unlock() }; return clients }
 
         /// Waits until the server thread records `event` (false after 5 s: the test then fails).
         func waitFor(_ event: String) -> Bool {
@@ -70,9 +84,11 @@ final class TestClient {
     }
 
     /// Starts a server that answers `ping` with OK, `guide N` with a long reply (numbered N) and
-    /// anything else with an ACK, on a thread.
-    func start(_ limits: LineServer.Limits = LineServer.Limits()) throws -> (LineServer, Recorder, Thread) {
-        let server = try LineServer(address: "127.0.0.1", port: 0, limits: limits, greeting: ProtocolText.greeting)
+    /// anything else with an ACK, on a thread. `local`: which peers count as this machine (tests
+    /// let other loopback addresses stand for LAN hosts).
+    func start(_ limits: LineServer.Limits = LineServer.Limits(),
+               local: @escaping @Sendable (String) -> Bool = SocketAddress.isLoopback) throws -> (LineServer, Recorder, Thread) {
+        let server = try LineServer(address: "127.0.0.1", port: 0, limits: limits, greeting: ProtocolText.greeting, isLocalPeer: local)
         let recorder = Recorder()
         let thread = Thread {
             server.run { event in
