@@ -38,6 +38,7 @@ mkdir -p "$work/payload"
 cp "$vm_dir/guest/daemon-board-guest.sh" "$vm_dir/guest/checks.sh" "$vm_dir/guest/board.sh" "$repo_root/catalog/soundtrace.catalog" "$work/payload/"
 # 12 s of the first catalog recording (from 30 s on) after 1 s of silence, as in the smoke test.
 write_excerpt "$repo_root/catalog" "$work/payload"
+write_excerpt_48k_stereo "$work/payload"
 cat >"$work/payload/soundtraced.conf" <<'EOF'
 # The virtual board: gpio-sim's named lines, the loopback's capture side, everything on tmpfs.
 gpio = yes
@@ -50,6 +51,15 @@ catalog = /payload/soundtrace.catalog
 state_dir = /tmp/soundtrace-state
 bind = 127.0.0.1
 port = 6680
+EOF
+# A second daemon, without GPIO, for the microphone's faults and formats (after the first stopped).
+cat >"$work/payload/microphone.conf" <<'EOF'
+gpio = no
+device = plughw:Loopback,1,0
+catalog = /payload/soundtrace.catalog
+state_dir = /tmp/soundtrace-state-2
+bind = 127.0.0.1
+port = 6681
 EOF
 
 # -b copies the binary with its C libraries (ALSA, SQLite, glibc), to a fixed guest path: its

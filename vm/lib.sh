@@ -67,6 +67,29 @@ open(f"{out}/excerpt.id", "w").write(ref["id"])
 PY
 }
 
+# write_excerpt_48k_stereo OUT_DIR: OUT_DIR/excerpt.wav (16 kHz mono, from write_excerpt) as
+# OUT_DIR/excerpt48.wav, 48 kHz stereo 16-bit, what most USB microphones deliver: each sample
+# becomes three by linear interpolation, the same on both channels.
+write_excerpt_48k_stereo() {
+  python3 - "$1" <<'PY'
+import array, sys, wave
+out = sys.argv[1]
+with wave.open(f"{out}/excerpt.wav", "rb") as w:
+    if (w.getnchannels(), w.getsampwidth(), w.getframerate()) != (1, 2, 16000):
+        sys.exit(f"excerpt.wav is {w.getparams()}, not 16 kHz mono 16-bit")
+    mono = array.array("h", w.readframes(w.getnframes()))
+stereo = array.array("h")
+for i, a in enumerate(mono):
+    b = mono[i + 1] if i + 1 < len(mono) else a
+    for k in range(3):
+        v = (a * (3 - k) + b * k) // 3
+        stereo.extend((v, v))
+with wave.open(f"{out}/excerpt48.wav", "wb") as o:
+    o.setnchannels(2); o.setsampwidth(2); o.setframerate(48000)
+    o.writeframes(stereo.tobytes())
+PY
+}
+
 # boot_and_report NAME WORK SUMMARY_TAG TIMINGS: boots WORK/NAME.cpio, prints the guest's CHECK,
 # OBSERVE and SUMMARY_TAG lines and the timings (completed with boot+test and total from $t_start),
 # keeps the log as $cache/logs/NAME-last.log, removes WORK on success, and exits with the guest's status.

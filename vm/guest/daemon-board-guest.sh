@@ -4,7 +4,10 @@
 # lines over time from the kernel's gpio_value trace events (docs/HARDWARE.md's patterns: rhythm,
 # order and counts, with generous lateness allowed), the history over the protocol, a sound card
 # unbound mid-session (failure, daemon still answering), a hold toggling calm mode, a session after
-# the card came back canceled by a second press, and a clean stop.
+# the card came back canceled by a second press, and a clean stop. Then a second daemon without
+# GPIO, driven over the protocol: a capture device held by another program (deviceBusy), a
+# microphone that only speaks 48 kHz stereo through plughw: (recognized), a 5 s system suspend
+# mid-session (audioGap), and a session after those that matches.
 # Every check prints "CHECK <name>: PASS|FAIL <evidence>"; the exit status is the number of failures.
 . /payload/checks.sh
 finish() {
@@ -293,5 +296,86 @@ check led-calm-listening-canceled $? "press 3 at $(rel "$t_press3") s, press 4 (
 [ "$(echo "$beep5" | grep -c .)" = 1 ] && [ "$(count_within "$beep5" 0.02 0.6)" = 1 ] \
   && [ "$(echo "$beep6" | grep -c .)" = 2 ] && [ "$(count_within "$beep6" 0.01 0.5)" = 2 ]
 check buzzer-listening-canceled $? "GPIO25 pulses while listening: $(show "$beep5")(want one of 80 ms); after the cancel: $(show "$beep6")(want two of 40 ms)"
+
+
+# ---------------------------------------------------------------- the microphone's faults and formats
+# A second daemon (no GPIO; the first one has stopped) listening over the protocol: a device held
+# by another program, a microphone that only speaks 48 kHz stereo, and a system suspend
+# mid-session. Each failure ends its session with the reason, the daemon keeps answering, and the
+# next session works.
+port=6681
+mkdir -p /tmp/soundtrace-state-2
+"$bin" --config /payload/microphone.conf </dev/null >/tmp/daemon2.out 2>/tmp/daemon2.log &
+daemon2=$!
+i=0
+while ! grep -q 'serving protocol' /tmp/daemon2.log && kill -0 $daemon2 2>/dev/null && [ $i -lt 600 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+grep -q 'serving protocol' /tmp/daemon2.log
+check mic-daemon-ready $? "$(tail -n 3 /tmp/daemon2.log | one_line)"
+listen_session() { ask listen | field session; }
+alive() { [ "$(ask ping)" = "$(printf 'OK SOUNDTRACE 1\nOK')" ] && kill -0 $daemon2 2>/dev/null; }
+
+# Busy: arecord holds the loopback's only capture substream.
+arecord -q -D hw:Loopback,1,0 -f S16_LE -r 8000 -c 1 -d 60 /dev/null 2>/dev/null &
+holder=$!
+wait_capture_open 50
+sb=$(listen_session)
+wait_session_end "$sb" 100
+recb=$(ask "session $sb")
+[ -n "$sb" ] && [ "$(echo "$recb" | field state)" = failed ] && [ "$(echo "$recb" | field reason)" = deviceBusy ] && alive
+check mic-busy-fails-session $? "$(echo "$recb" | one_line)"
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+
+# 48 kHz stereo: the playback side opens the loopback first at the hardware's 48 kHz stereo (hw:,
+# no conversion), so the capture side can only run that way too; the daemon opens plughw:, which
+# converts for it, and must still recognize the music.
+i=0; while capture_open && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+aplay -q -D hw:Loopback,0,0 /payload/excerpt48.wav 2>/tmp/aplay48.err &
+player=$!
+sleep 0.3
+s48=$(listen_session)
+wait_capture_open 50
+hw48=$(grep -E '^(format|rate|channels):' /proc/asound/Loopback/pcm1c/sub0/hw_params 2>/dev/null | one_line)
+wait_session_end "$s48" 200
+rec48=$(ask "session $s48")
+kill $player 2>/dev/null; wait $player 2>/dev/null
+[ "$(echo "$rec48" | field state)" = matched ] && [ "$(echo "$rec48" | field reference)" = "$want" ] \
+  && [ "$(echo "$rec48" | field saved)" != no ] \
+  && echo "$hw48" | grep -q 'rate: 48000' && echo "$hw48" | grep -q 'channels: 2'
+check mic-48k-stereo-matches $? "capture hardware: $hw48; $(echo "$rec48" | one_line); $(one_line </tmp/aplay48.err)"
+
+# Suspend: 5 s with the kernel's PM test mode (drivers really suspend and resume) is too long to
+# bridge: the session fails as audioGap; then a session with music matches again.
+if [ -w /sys/power/pm_test ] && [ -w /sys/module/suspend/parameters/pm_test_delay ]; then
+  i=0; while capture_open && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  echo devices > /sys/power/pm_test
+  echo 5 > /sys/module/suspend/parameters/pm_test_delay
+  ss=$(listen_session)
+  wait_capture_open 50
+  sleep 1
+  echo freeze > /sys/power/state; src=$?
+  echo none > /sys/power/pm_test
+  wait_session_end "$ss" 150
+  recs=$(ask "session $ss")
+  [ "$(echo "$recs" | field state)" = failed ] && [ "$(echo "$recs" | field reason)" = audioGap ] && alive
+  check mic-suspend-fails-session $? "freeze rc=$src: $(echo "$recs" | one_line)"
+else
+  check mic-suspend-fails-session 1 "this kernel has no PM test mode (/sys/power/pm_test)"
+fi
+i=0; while capture_open && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+sn=$(listen_session)
+wait_capture_open 50
+aplay -q -D plughw:Loopback,0,0 /payload/excerpt.wav 2>/dev/null &
+player=$!
+wait_session_end "$sn" 200
+recn=$(ask "session $sn")
+kill $player 2>/dev/null; wait $player 2>/dev/null
+[ "$(echo "$recn" | field state)" = matched ] && [ "$(echo "$recn" | field reference)" = "$want" ] \
+  && [ "$(echo "$recn" | field saved)" != no ]
+check mic-next-session-matches $? "$(echo "$recn" | one_line)"
+kill -TERM $daemon2; wait $daemon2; d2rc=$?
+[ $d2rc = 0 ]
+check mic-daemon-stops $? "exit status $d2rc; log: $(grep -E 'warning|error' /tmp/daemon2.log | tail -n 4 | one_line)"
 
 finish
