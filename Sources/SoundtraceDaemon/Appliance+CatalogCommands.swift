@@ -1,3 +1,4 @@
+import Glibc
 import SoundtraceCore
 import SoundtraceFingerprint
 
@@ -65,10 +66,27 @@ extension Appliance {
         lines += [
             "Press the button (or run `soundtrace listen`) while a recording plays; it listens up to \(environment.settings.windowMilliseconds / 1000) s.",
             "It only knows the recordings above: anything else is an honest \"no match\".",
-            "To add recordings you may use: put the WAV file next to catalog/manifest.json, add an entry (id, title, creator, license, sourceFile),",
-            "run `soundtrace catalog build` and `soundtrace catalog verify`, put it in place with `install -m 0644 catalog/soundtrace.catalog \(catalogSlot.path)`",
-            "(which replaces the file; never rewrite it in place), then `systemctl reload soundtraced` (history and favorites are kept).",
-        ]
+        ] + Self.addingSteps(catalogPath: catalogSlot.path)
         return .reply(lines.map { ("line", $0) })
+    }
+
+    /// The owner's steps for the catalog path this daemon reads. An absolute path (a deployed box):
+    /// build in the checkout, then `install` the file there (a new file renamed over the old one).
+    /// A relative path (a daemon run from the checkout): build straight onto it, since `catalog
+    /// build` replaces the file by renaming too; installing a file onto itself would do nothing.
+    static func addingSteps(catalogPath path: String) -> [String] {
+        let add = "To add a recording you may use, in the folder holding catalog/manifest.json: `soundtrace catalog add FILE --id ID --title TITLE --creator CREATOR --license SPDX`,"
+        let reload = "then `sudo systemctl reload soundtraced` (or, not under systemd, `pkill -HUP -x soundtraced`); history and favorites are kept."
+        if path.hasPrefix("/") {
+            return [add,
+                    "`soundtrace catalog build` and `soundtrace catalog verify`, then put it in place with `sudo install -m 0644 catalog/soundtrace.catalog \(path)` (never copy over it in place),",
+                    reload]
+        }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let folder = getcwd(&buffer, buffer.count).map { String(cString: $0) } ?? "."
+        let absolute = folder + "/" + path
+        return [add,
+                "`soundtrace catalog build --out \(absolute)` (it replaces the file this daemon reads) and `soundtrace catalog verify --catalog \(absolute)`,",
+                reload]
     }
 }

@@ -36,6 +36,8 @@ public enum SoundtraceCLI {
       catalog verify        check the catalog file and that every recording matches itself
       catalog list          list the recordings in the catalog file
       catalog show ID       show one recording's metadata from the catalog file
+      catalog add FILE ...  add a recording to the manifest (checks it first; no JSON to edit)
+      catalog remove ID     remove a recording from the manifest
 
     Run `soundtrace COMMAND --help` for a command's options. `soundtrace --version` prints the version.
     See also docs/CLI.md and man soundtrace.
@@ -110,6 +112,8 @@ public enum SoundtraceCLI {
         let rest = Array(args.dropFirst())
         switch sub {
         case "build": return CatalogBuildCommand(console: console).run(rest)
+        case "add": return CatalogAddCommand(console: console).run(rest)
+        case "remove": return CatalogRemoveCommand(console: console).run(rest)
         case "verify": return CatalogVerifyCommand(console: console).run(rest)
         case "list": return CatalogBrowseCommands(console: console).list(rest)
         case "show": return CatalogBrowseCommands(console: console).show(rest)
@@ -122,7 +126,7 @@ public enum SoundtraceCLI {
                 return CatalogDaemonCommands.catalog.run(args, console: console, environment: environment)
             }
             let what = sub.map { "unknown catalog command '\($0)'" } ?? ""
-            console.error("soundtrace catalog: \(what) (build, verify, list or show to work on files, or a range START:END to ask the daemon)\n\n\(catalogUsage)")
+            console.error("soundtrace catalog: \(what) (build, verify, list, show, add or remove to work on files, or a range START:END to ask the daemon)\n\n\(catalogUsage)")
             return .usage
         }
     }

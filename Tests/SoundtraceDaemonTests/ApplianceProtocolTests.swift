@@ -158,3 +158,21 @@ import Testing
         #expect(say(appliance, local, "cancel") == ["state: idle\nOK\n"])
     }
 }
+
+/// The guide's steps for adding a recording name the daemon's real catalog path (issue 17, 4).
+@Suite struct GuideStepsTests {
+    @Test func aDeployedPathIsInstalledOnto() {
+        let steps = Appliance.addingSteps(catalogPath: "/usr/share/soundtrace/soundtrace.catalog").joined(separator: "\n")
+        #expect(steps.contains("soundtrace catalog add FILE"))
+        #expect(steps.contains("sudo install -m 0644 catalog/soundtrace.catalog /usr/share/soundtrace/soundtrace.catalog"))
+        #expect(steps.contains("systemctl reload soundtraced"))
+    }
+
+    @Test func aRelativePathIsBuiltInPlaceNeverInstalledOntoItself() {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let folder = String(cString: getcwd(&buffer, buffer.count)!)
+        let steps = Appliance.addingSteps(catalogPath: "catalog/soundtrace.catalog").joined(separator: "\n")
+        #expect(steps.contains("soundtrace catalog build --out \(folder)/catalog/soundtrace.catalog"))
+        #expect(!steps.contains("install -m"))
+    }
+}
