@@ -7,7 +7,8 @@
 # the card came back canceled by a second press, and a clean stop. Then a second daemon without
 # GPIO, driven over the protocol: a capture device held by another program (deviceBusy), a
 # microphone that only speaks 48 kHz stereo through plughw: (recognized), a 5 s system suspend
-# mid-session (audioGap), and a session after those that matches.
+# mid-session (audioGap), and a session after those that matches; and a third daemon, as an
+# unprivileged user, whose device access is revoked (permissionDenied) and given back.
 # Every check prints "CHECK <name>: PASS|FAIL <evidence>"; the exit status is the number of failures.
 . /payload/checks.sh
 finish() {
@@ -377,5 +378,47 @@ check mic-next-session-matches $? "$(echo "$recn" | one_line)"
 kill -TERM $daemon2; wait $daemon2; d2rc=$?
 [ $d2rc = 0 ]
 check mic-daemon-stops $? "exit status $d2rc; log: $(grep -E 'warning|error' /tmp/daemon2.log | tail -n 4 | one_line)"
+
+
+# ---------------------------------------------------------------- permission revoked
+# A third daemon as an unprivileged user in the audio group (root ignores file modes): the
+# capture device's node loses the group's access mid-life, the session fails as
+# permissionDenied and the daemon answers on; access given back, the next session matches.
+echo "micuser:x:1000:1000::/tmp:/bin/sh" >>/etc/passwd
+echo "micuser:x:1000:" >>/etc/group
+echo "audio:x:29:micuser" >>/etc/group
+chgrp 29 /dev/snd/* && chmod 0660 /dev/snd/*
+mkdir -p /tmp/soundtrace-state-3 && chown 1000:1000 /tmp/soundtrace-state-3
+sed 's/^state_dir = .*/state_dir = \/tmp\/soundtrace-state-3/' /payload/microphone.conf >/tmp/user.conf
+port=6681
+su micuser -s /bin/sh -c "exec $bin --config /tmp/user.conf </dev/null >/tmp/daemon3.out 2>/tmp/daemon3.log" &
+i=0
+while ! grep -q 'serving protocol' /tmp/daemon3.log 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+daemon3=$(pidof soundtraced)
+uid3=$(awk '/^Uid:/ { print $2 }' /proc/${daemon3:-0}/status 2>/dev/null)
+grep -q 'serving protocol' /tmp/daemon3.log 2>/dev/null && [ "$uid3" = 1000 ]
+check user-daemon-ready $? "pid ${daemon3:-none} uid ${uid3:-?}: $(tail -n 2 /tmp/daemon3.log 2>/dev/null | one_line)"
+node=$(ls /dev/snd/pcmC*D1c | head -n 1)
+chmod 0600 "$node"
+sp=$(ask listen | field session)
+wait_session_end "$sp" 100
+recp=$(ask "session $sp")
+[ "$(echo "$recp" | field state)" = failed ] && [ "$(echo "$recp" | field reason)" = permissionDenied ] \
+  && [ "$(ask ping)" = "$(printf 'OK SOUNDTRACE 1\nOK')" ]
+check user-permission-revoked-fails-session $? "chmod 0600 $node: $(echo "$recp" | one_line)"
+chmod 0660 "$node"
+i=0; while capture_open && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+sr=$(ask listen | field session)
+wait_capture_open 50
+aplay -q -D plughw:Loopback,0,0 /payload/excerpt.wav 2>/dev/null &
+player=$!
+wait_session_end "$sr" 200
+recr=$(ask "session $sr")
+kill $player 2>/dev/null; wait $player 2>/dev/null
+[ "$(echo "$recr" | field state)" = matched ] && [ "$(echo "$recr" | field reference)" = "$want" ] \
+  && [ "$(echo "$recr" | field saved)" != no ]
+check user-access-restored-matches $? "$(echo "$recr" | one_line)"
+[ -n "$daemon3" ] && kill -TERM "$daemon3"
+i=0; while [ -n "$daemon3" ] && kill -0 "$daemon3" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
 finish
