@@ -7,6 +7,8 @@ set -euo pipefail
 # Tests simulate a microphone with ALSA's file plugin and a PulseAudio null sink, and run the daemon
 # in network namespaces (`ip netns`, veth pairs: iproute2; `unshare`, `nsenter`, `setpriv`: util-linux).
 packages=(ca-certificates pkg-config libc6-dev libsqlite3-dev libasound2-dev libasound2-plugins pulseaudio pulseaudio-utils)
+# `soundtrace explain`'s pictures are checked by rendering them (rsvg-convert).
+packages+=(librsvg2-bin)
 packages+=(iproute2 util-linux)
 # Deployment tests: systemd-analyze and systemd-sysusers (systemd), dpkg-shlibdeps (dpkg-dev),
 # objdump and strip (binutils), for the unit, install.sh and build-deb.sh.

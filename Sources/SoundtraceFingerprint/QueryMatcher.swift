@@ -17,7 +17,7 @@ public final class QueryMatcher {
     private let levelExtractor: BandLevelExtractor
     @exclusivity(unchecked) private var levels: [UInt64] = []
 
-    @exclusivity(unchecked) private var votes: VoteGrid
+    @exclusivity(unchecked) private(set) var votes: VoteGrid
     @exclusivity(unchecked) private var bestScore: [Int]
     @exclusivity(unchecked) private var bestOffset: [Int]
     @exclusivity(unchecked) private var bestStep: [Int]
@@ -28,6 +28,10 @@ public final class QueryMatcher {
     @exclusivity(unchecked) private var nominalOffset: [Int]
     private let nominalStep: Int?
     private var hits = 0
+    /// Set before pushing audio to keep what `explanation()` shows (spectrogram and peaks).
+    public var recordsForExplanation = false
+    private(set) var recordedSpectrogram: [[UInt8]] = []
+    private(set) var recordedPeaks: [Peak] = []
     private var peaks = 0
     private var landmarks = 0
     private var finished = false
@@ -80,6 +84,9 @@ public final class QueryMatcher {
             signatures.append(power: spectrogram.lastPower)
             levelExtractor.push(power: spectrogram.lastPower)
             levels.append(contentsOf: levelExtractor.sums)
+            if recordsForExplanation {
+                recordedSpectrogram.append(row[0...parameters.maxPeakBin].map { UInt8(clamping: $0 >> 6) })
+            }
             picker.push(frame: frame, logPower: row, emit: self.addPeak)
         }
     }
@@ -93,6 +100,7 @@ public final class QueryMatcher {
 
     private func addPeak(_ peak: Peak) {
         peaks += 1
+        if recordsForExplanation { recordedPeaks.append(peak) }
         pairer.push(peak, emit: addPair)
     }
 
@@ -222,6 +230,20 @@ public final class QueryMatcher {
         return ContainmentCheck.measure(query: levels, frameStride: bands * levelExtractor.layouts, first: step * bands,
                                         queryFrames: min(framesHeard, maxFrames), catalog: catalog,
                                         reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep)
+    }
+
+    // MARK: for `explanation()`
+
+    var totalHits: Int { hits }
+    func bestStepIndex(_ reference: Int) -> Int { bestStep[reference] }
+    func bestScoreOf(_ reference: Int) -> Int { bestScore[reference] }
+    func bestOffsetOf(_ reference: Int) -> Int { refinedOffset(reference) }
+    func reliableSignatures() -> QuerySignatures.Reliable? {
+        signatures.frames > SignatureExtractor.warmUpFrames(parameters) ? signatures.reliable() : nil
+    }
+    /// The (up to three) references with the most hits.
+    func explanationReferences() -> [Int] {
+        bestScore.indices.filter { bestScore[$0] > 0 }.sorted { (bestScore[$0], -$0) > (bestScore[$1], -$1) }.prefix(3).map { $0 }
     }
 
     /// The reference whose best alignment has the most landmark hits (the first on a tie).

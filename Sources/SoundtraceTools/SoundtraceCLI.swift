@@ -31,6 +31,7 @@ public enum SoundtraceCLI {
 
     offline tools (read files here; no daemon needed):
       match FILE...         tell which catalog recording each WAV file is, and where in it
+      explain FILE          why a file was (not) named: every check and its bar (--svg: a picture)
       match --device PCM    listen once on a local ALSA capture device, without the daemon
       catalog build         build the catalog file from catalog/manifest.json and its recordings
       catalog verify        check the catalog file and that every recording matches itself
@@ -73,6 +74,8 @@ public enum SoundtraceCLI {
             return .success
         case "match":
             return MatchCommand(console: console).run(rest)
+        case "explain":
+            return ExplainCommand(console: console).run(rest)
         case "catalog":
             return catalog(rest, console: console, environment: environment)
         default:

@@ -1,0 +1,128 @@
+import Glibc
+import SoundtraceFingerprint
+
+/// `soundtrace explain FILE --svg OUT.svg`: one picture of why a recording was (not) named.
+struct ExplainCommand {
+    static let usage = """
+    usage: soundtrace explain [--catalog PATH] FILE [--svg OUT.svg] [--json]
+
+    Matches FILE (a WAV file) as `match` does and shows why the verdict came out as it did: its
+    spectrogram and peaks, the landmark hits of the best candidates over offsets against chance,
+    how the frame signatures agreed over time at the deciding alignment, and every check with the
+    bar it had to pass. --svg writes all of it as one self-contained SVG; --json prints the same
+    data (without the spectrogram's pixels) as one JSON object; without either, the checks as text.
+
+    options:
+      --catalog PATH   the catalog file (default: catalog/soundtrace.catalog)
+      --svg OUT.svg    write the picture there
+      --json           one JSON object on stdout
+      -h, --help       show this help
+    """
+
+    let console: Console
+
+    func run(_ args: [String]) -> ExitCode {
+        let parsed: Arguments
+        do {
+            parsed = try Arguments(args, valueOptions: ["--catalog", "--svg"], flagOptions: ["--json", "-h", "--help"])
+        } catch {
+            console.error("soundtrace explain: \(error)\n\n\(Self.usage)")
+            return .usage
+        }
+        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        guard parsed.positional.count == 1 else {
+            console.error("soundtrace explain: name one WAV file\n\n\(Self.usage)")
+            return .usage
+        }
+        let file = parsed.positional[0]
+        guard let catalog = loadCatalog(parsed.value("--catalog"), command: "explain", console: console) else { return .inputError }
+        let explanation: QueryExplanation
+        do {
+            let audio = try RecordingLoader.load(path: file, parameters: catalog.parameters).audio
+            let matcher = try QueryMatcher(catalog: catalog)
+            matcher.recordsForExplanation = true
+            var start = 0
+            while start < audio.samples.count {
+                let end = min(audio.samples.count, start + 1024)
+                matcher.push(Array(audio.samples[start..<end]))
+                start = end
+            }
+            matcher.finish()
+            explanation = matcher.explanation()
+        } catch {
+            console.error("soundtrace explain: \(file): \(error)")
+            return .inputError
+        }
+        if let out = parsed.value("--svg") {
+            let name = file.split(separator: "/").last.map(String.init) ?? file
+            let svg = ExplainSVG.render(explanation, catalog: catalog, title: name)
+            guard Self.write(svg, to: out) else {
+                console.error("soundtrace explain: cannot write \(out): \(String(cString: strerror(errno)))")
+                return .inputError
+            }
+        }
+        if parsed.flag("--json") {
+            console.print(ExplainJSON.object(explanation, catalog: catalog, file: file))
+        } else {
+            console.print(DecisionChecks.sentence(explanation, catalog: catalog))
+            for check in DecisionChecks.of(explanation) {
+                let mark = check.passed.map { $0 ? "pass" : "FAIL" } ?? "  - "
+                console.print("  \(mark)  \(check.name): \(check.value) (needs \(check.bar))")
+            }
+            if let out = parsed.value("--svg") { console.print("picture: \(out)") }
+        }
+        return .success
+    }
+
+    /// Writes beside the target and renames over it, so a reader never sees half a picture.
+    static func write(_ text: String, to path: String) -> Bool {
+        let temporary = path + ".new-\(getpid())"
+        guard let file = fopen(temporary, "w") else { return false }
+        let bytes = Array(text.utf8)
+        let written = fwrite(bytes, 1, bytes.count, file)
+        let closed = fclose(file)
+        guard written == bytes.count, closed == 0, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+}
+
+/// The explanation's data as JSON (everything the picture shows but the spectrogram's pixels).
+enum ExplainJSON {
+    static func object(_ e: QueryExplanation, catalog: Catalog, file: String) -> String {
+        let checks = DecisionChecks.of(e).map { c in
+            Text.jsonObject([("name", Text.json(c.name)), ("value", Text.json(c.value)), ("bar", Text.json(c.bar)),
+                             ("passed", c.passed.map { $0 ? "true" : "false" } ?? "null")])
+        }
+        let candidates = e.candidates.map { c in
+            Text.jsonObject([("referenceId", Text.json(c.referenceId)), ("score", String(c.score)),
+                             ("offsetSeconds", Text.seconds(e.parameters.seconds(forFrames: c.offsetFrames))),
+                             ("speedStep", String(c.speedStep)),
+                             ("firstOffsetSeconds", Text.seconds(e.parameters.seconds(forFrames: c.firstOffset))),
+                             ("secondsPerBar", Text.seconds(e.parameters.seconds(forFrames: c.offsetsPerBar))),
+                             ("hits", "[" + c.hits.map(String.init).joined(separator: ",") + "]")])
+        }
+        var pairs: [(String, String)] = [
+            ("file", Text.json(file)), ("outcome", Text.json(e.verdict.isMatch ? "match" : "noMatch")),
+            ("verdict", Text.json(DecisionChecks.sentence(e, catalog: catalog))),
+            ("checks", "[" + checks.joined(separator: ", ") + "]"),
+            ("chanceLevel", Text.seconds(e.chanceLevel)),
+            ("candidates", "[" + candidates.joined(separator: ", ") + "]"),
+            ("framesPerSecond", Text.seconds(e.framesPerSecond)),
+            ("peaks", "[" + e.peaks.map { "[\($0.frame),\($0.bin)]" }.joined(separator: ",") + "]"),
+        ]
+        if let a = e.agreement {
+            pairs.append(("agreement", Text.jsonObject([
+                ("referenceId", Text.json(a.referenceId)),
+                ("offsetSeconds", Text.seconds(e.parameters.seconds(forFrames: a.offsetFrames))),
+                ("errors", "[" + a.errors.map(String.init).joined(separator: ",") + "]"),
+                ("weights", "[" + a.weights.map(String.init).joined(separator: ",") + "]"),
+            ])))
+        } else {
+            pairs.append(("agreement", "null"))
+        }
+        return Text.jsonObject(pairs)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import SoundtraceFingerprint
+import SoundtraceTestSupport
+@testable import SoundtraceTools
+import Testing
+
+/// `soundtrace explain`: the picture is rendered by a real SVG renderer, and it says the verdict
+/// and the bars.
+@Suite(.serialized) struct ExplainCommandTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let catalog = root + "/catalog/soundtrace.catalog"
+    static let renderer = "/usr/bin/rsvg-convert"
+
+    static func wav(_ audio: PCMAudio, _ path: String) throws {
+        let data = audio.samples.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
+        try Data(TestAudio.wav(rate: UInt32(audio.sampleRate), data: data)).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Renders `svg` to PNG and returns its width and height (from the IHDR chunk).
+    static func render(_ svg: String) throws -> (Int, Int) {
+        let png = svg + ".png"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: renderer)
+        process.arguments = [svg, "-o", png]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "rsvg-convert could not render \(svg)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)))
+        try #require(bytes.count > 24 && bytes[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        func u32(_ at: Int) -> Int { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        return (u32(16), u32(20))
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
+    func aMatchIsPicturedWithEveryCheckPassing() throws {
+        let dir = NSTemporaryDirectory() + "explain-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recording = try RecordingLoader.load(path: Self.root + "/catalog/audio/harbor-lights-piano.wav").audio
+        try Self.wav(TestAudio.excerpt(recording, from: 30 * 8000, count: 6 * 8000), dir + "/q.wav")
+        let run = CLIRun(["explain", "--catalog", Self.catalog, dir + "/q.wav", "--svg", dir + "/q.svg"])
+        #expect(run.status == .success, "\(run.err)")
+        #expect(run.out.hasPrefix("Match: \"Harbor Lights at Dusk\""))
+        let svg = try String(contentsOfFile: dir + "/q.svg", encoding: .utf8)
+        #expect(svg.contains("Match: &quot;Harbor Lights at Dusk&quot;") && !svg.contains(">FAIL<"))
+        #expect(svg.contains("needs at least 10") && svg.contains("needs at most 0.45") && svg.contains("needs at most 0.06 dB"))
+        #expect(svg.contains("data:image/png;base64,"))
+        let (width, height) = try Self.render(dir + "/q.svg")
+        #expect(width == 1000 && height > 800)
+        let json = CLIRun(["explain", "--catalog", Self.catalog, dir + "/q.wav", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        #expect(object["outcome"] as? String == "match")
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.count >= 5 && checks.allSatisfy { $0["passed"] as? Bool == true })
+        let candidates = try #require(object["candidates"] as? [[String: Any]])
+        #expect(candidates.first?["referenceId"] as? String == "harbor-lights-piano")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
+    func aNoMatchSaysWhichCheckFailed() throws {
+        let dir = NSTemporaryDirectory() + "explain-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let outside = try RecordingLoader.load(path: Self.root + "/catalog/outside/salt-meadow-mallets.wav").audio
+        try Self.wav(TestAudio.excerpt(outside, from: 10 * 8000, count: 8 * 8000), dir + "/o.wav")
+        let run = CLIRun(["explain", "--catalog", Self.catalog, dir + "/o.wav", "--svg", dir + "/o.svg"])
+        #expect(run.status == .success, "\(run.err)")
+        #expect(run.out.hasPrefix("No match:") && run.out.contains("FAIL"), "\(run.out)")
+        let svg = try String(contentsOfFile: dir + "/o.svg", encoding: .utf8)
+        #expect(svg.contains("No match:") && svg.contains(">FAIL<"))
+        #expect(try Self.render(dir + "/o.svg").0 == 1000)
+    }
+
+    @Test func thePNGInsideIsWellFormed() {
+        // The IEND chunk's CRC is fixed by the PNG specification; base64 by RFC 4648's test vectors.
+        #expect(PNGEncoder.crc32(Array("IEND".utf8)) == 0xAE42_6082)
+        #expect(PNGEncoder.base64(Array("foobar".utf8)) == "Zm9vYmFy" && PNGEncoder.base64(Array("fo".utf8)) == "Zm8=")
+        let png = PNGEncoder.grayscale(width: 3, height: 2, pixels: [0, 128, 255, 1, 2, 3])
+        #expect(png.suffix(12) == [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
+    }
+
+    @Test func badCommandLinesAreUsageErrors() {
+        #expect(CLIRun(["explain"]).status == .usage)
+        #expect(CLIRun(["explain", "a.wav", "b.wav"]).status == .usage)
+        #expect(CLIRun(["explain", "--catalog", Self.catalog, "/nonexistent.wav"]).status == .inputError)
+    }
+}
