@@ -18,10 +18,12 @@ public final class FingerprintRecognizer: Recognizer {
     private var lastCheckFrame = 0
     private var lastConfirmation: (reference: Int, offsetFrames: Int)? = nil
 
-    public init(catalog: Catalog, inputRate: Int) throws {
+    /// `recordsForExplanation`: keep what `explanation()` shows (`soundtrace explain --device`).
+    public init(catalog: Catalog, inputRate: Int, recordsForExplanation: Bool = false) throws {
         self.catalog = catalog
         sampleRate = inputRate
         matcher = try QueryMatcher(catalog: catalog)
+        matcher.recordsForExplanation = recordsForExplanation
         resampler = Resampler(inputRate: inputRate, outputRate: catalog.parameters.sampleRate)
     }
 
@@ -77,4 +79,7 @@ public final class FingerprintRecognizer: Recognizer {
     static let checkIntervalMilliseconds = 500
     /// Two checks agree when their offsets are this close (about 100 ms).
     static let sameOffsetFrames = 6
+
+    /// Everything behind the verdict on what was heard so far (see `QueryExplanation`).
+    public func explanation() -> QueryExplanation { matcher.explanation() }
 }

@@ -1,19 +1,26 @@
 import Glibc
+import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtracePlatform
 
 /// `soundtrace explain FILE --svg OUT.svg`: one picture of why a recording was (not) named.
 struct ExplainCommand {
     static let usage = """
     usage: soundtrace explain [--catalog PATH] FILE [--svg OUT.svg] [--json]
+           soundtrace explain --device PCM [--seconds N] [--catalog PATH] [--svg OUT.svg] [--json]
 
     Matches FILE (a WAV file) as `match` does and shows why the verdict came out as it did: its
     spectrogram and peaks, the landmark hits of the best candidates over offsets against chance,
     how the frame signatures agreed over time at the deciding alignment, and every check with the
     bar it had to pass. --svg writes all of it as one self-contained SVG; --json prints the same
     data (without the spectrogram's pixels) as one JSON object; without either, the checks as text.
+    With --device, one live session as `match --device` runs it (an early match ends it), then the
+    same picture of what it heard.
 
     options:
       --catalog PATH   the catalog file (default: catalog/soundtrace.catalog)
+      --device PCM     listen on this ALSA capture device instead of reading a file
+      --seconds N      with --device, the longest listening window (default 10)
       --svg OUT.svg    write the picture there
       --json           one JSON object on stdout
       -h, --help       show this help
@@ -24,14 +31,28 @@ struct ExplainCommand {
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
         do {
-            parsed = try Arguments(args, valueOptions: ["--catalog", "--svg"], flagOptions: ["--json", "-h", "--help"])
+            parsed = try Arguments(args, valueOptions: ["--catalog", "--svg", "--device", "--seconds"], flagOptions: ["--json", "-h", "--help"])
         } catch {
             console.error("soundtrace explain: \(error)\n\n\(Self.usage)")
             return .usage
         }
         if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        if let device = parsed.value("--device") {
+            guard parsed.positional.isEmpty else {
+                console.error("soundtrace explain: a file or --device, not both\n\n\(Self.usage)")
+                return .usage
+            }
+            guard let seconds = Int(parsed.value("--seconds") ?? "\(SessionSettings.defaultWindowSeconds)"),
+                  let settings = try? SessionSettings(windowSeconds: seconds) else {
+                console.error("soundtrace explain: --seconds needs a whole number of seconds the window allows\n\n\(Self.usage)")
+                return .usage
+            }
+            guard let catalog = loadCatalog(parsed.value("--catalog"), command: "explain", console: console) else { return .inputError }
+            return runLive(source: ALSAAudioSource(device: device), catalog: catalog, settings: settings,
+                           svg: parsed.value("--svg"), json: parsed.flag("--json"))
+        }
         guard parsed.positional.count == 1 else {
-            console.error("soundtrace explain: name one WAV file\n\n\(Self.usage)")
+            console.error("soundtrace explain: name one WAV file (or --device PCM)\n\n\(Self.usage)")
             return .usage
         }
         let file = parsed.positional[0]
@@ -53,15 +74,34 @@ struct ExplainCommand {
             console.error("soundtrace explain: \(file): \(error)")
             return .inputError
         }
-        if let out = parsed.value("--svg") {
-            let name = file.split(separator: "/").last.map(String.init) ?? file
-            let svg = ExplainSVG.render(explanation, catalog: catalog, title: name)
-            guard Self.write(svg, to: out) else {
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        return show(explanation, catalog: catalog, title: name, file: file, svg: parsed.value("--svg"), json: parsed.flag("--json"))
+    }
+
+    /// One live session on `source`, then the picture of what it heard.
+    func runLive(source: AudioSource, catalog: Catalog, settings: SessionSettings, svg: String?, json: Bool) -> ExitCode {
+        let session = LiveSession(source: source, catalog: catalog, settings: settings, explains: true)
+        if !json { console.progress("listening on \(source.device) for up to \(settings.windowMilliseconds / 1000) s…") }
+        let ended = session.run(token: SessionToken(UInt64(LiveSession.wallClockMilliseconds())))
+        console.endProgress()
+        guard let explanation = session.explanation else {
+            console.print(json ? LiveMatchCommand.json(ended, device: source.device) : LiveMatchCommand.text(ended, device: source.device))
+            return .deviceFailed
+        }
+        if case .failed = ended.state {
+            console.error("soundtrace explain: \(LiveMatchCommand.text(ended, device: source.device)); showing what was heard until then")
+        }
+        return show(explanation, catalog: catalog, title: "live capture on \(source.device)", file: source.device, svg: svg, json: json)
+    }
+
+    private func show(_ explanation: QueryExplanation, catalog: Catalog, title: String, file: String, svg out: String?, json: Bool) -> ExitCode {
+        if let out {
+            guard Self.write(ExplainSVG.render(explanation, catalog: catalog, title: title), to: out) else {
                 console.error("soundtrace explain: cannot write \(out): \(String(cString: strerror(errno)))")
                 return .inputError
             }
         }
-        if parsed.flag("--json") {
+        if json {
             console.print(ExplainJSON.object(explanation, catalog: catalog, file: file))
         } else {
             console.print(DecisionChecks.sentence(explanation, catalog: catalog))
@@ -69,7 +109,7 @@ struct ExplainCommand {
                 let mark = check.passed.map { $0 ? "pass" : "FAIL" } ?? "  - "
                 console.print("  \(mark)  \(check.name): \(check.value) (needs \(check.bar))")
             }
-            if let out = parsed.value("--svg") { console.print("picture: \(out)") }
+            if let out { console.print("picture: \(out)") }
         }
         return .success
     }

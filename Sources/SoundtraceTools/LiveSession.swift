@@ -17,13 +17,18 @@ final class LiveSession: @unchecked Sendable {
     private let cancelRequested = Atomic<Bool>(false)
     /// Monotonic milliseconds; injectable so tests can pass a stalled device's deadline without waiting.
     private let clock: () -> Int64
+    /// With `explains`, what stood behind the session's verdict, once `run` returned (nil when the
+    /// device never delivered audio to a recognizer).
+    private let explains: Bool
+    private(set) var explanation: QueryExplanation?
 
     init(source: AudioSource, catalog: Catalog, settings: SessionSettings,
-         clock: @escaping () -> Int64 = LiveSession.monotonicMilliseconds) {
+         clock: @escaping () -> Int64 = LiveSession.monotonicMilliseconds, explains: Bool = false) {
         self.source = source
         self.catalog = catalog
         self.settings = settings
         self.clock = clock
+        self.explains = explains
     }
 
     /// Asks the running session to stop with `canceled`. Safe from any thread (e.g. a signal handler queue).
@@ -55,9 +60,11 @@ final class LiveSession: @unchecked Sendable {
         }
         defer { source.close() }
         guard WAVReader.supportedRates.contains(format.sampleRate),
-              let recognizer = try? FingerprintRecognizer(catalog: catalog, inputRate: format.sampleRate) else {
+              let recognizer = try? FingerprintRecognizer(catalog: catalog, inputRate: format.sampleRate,
+                                                          recordsForExplanation: explains) else {
             return failedBeforeStart(.unsupportedFormat(device: source.device, offered: format.deviceFormat))
         }
+        defer { if explains { explanation = recognizer.explanation() } }
         do {
             _ = try engine.start(token: token, wallClock: Self.wallClockMilliseconds(), monotonic: started,
                                  recognizer: recognizer, settings: settings)

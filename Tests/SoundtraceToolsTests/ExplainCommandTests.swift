@@ -84,4 +84,24 @@ import Testing
         #expect(CLIRun(["explain", "a.wav", "b.wav"]).status == .usage)
         #expect(CLIRun(["explain", "--catalog", Self.catalog, "/nonexistent.wav"]).status == .inputError)
     }
+
+    /// `--device`: one live session (a simulated microphone playing a catalog recording), then the
+    /// picture of what it heard, ending early on the match.
+    @Test func aLiveCaptureIsExplainedAfterItsSession() throws {
+        let dir = NSTemporaryDirectory() + "explain-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        final class Box: @unchecked Sendable { var out = ""; var err = "" }
+        let box = Box()
+        let console = Console(isInteractive: false, out: { box.out += $0 }, err: { box.err += $0 })
+        let catalog = try CatalogFile.load(path: Self.catalog)
+        let source = PCMAudioSource(samples: try LiveSessionTests.clip(), rate: 8000)
+        let status = ExplainCommand(console: console).runLive(source: source, catalog: catalog, settings: .standard,
+                                                              svg: dir + "/live.svg", json: false)
+        #expect(status == .success, "\(box.err)")
+        #expect(box.out.hasPrefix("Match: \"\(catalog.references[3].audio.title)\""), "\(box.out)")
+        let svg = try String(contentsOfFile: dir + "/live.svg", encoding: .utf8)
+        #expect(svg.contains("live capture on") && svg.contains("needs at least 10"))
+        #expect(!source.isDeviceOpen)
+    }
 }
