@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "SoundtraceDaemonTests",
             dependencies: ["SoundtraceDaemon", "SoundtraceCore", "SoundtraceStore", "SoundtraceFingerprint", "SoundtracePlatform",
-                           "SoundtraceTestSupport"]
+                           "SoundtraceTestSupport", "CSQLite"]
         ),
         // Drives the real `soundtrace` binary against simulated microphones (ALSA file plugin,
         // PulseAudio null sink).

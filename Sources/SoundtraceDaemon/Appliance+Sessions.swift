@@ -96,13 +96,14 @@ extension Appliance {
         return ended
     }
 
-    /// Everything that happens once when a session ends, whichever way it ended.
-    func sessionEndedLocked(_ session: RecognitionSession) {
+    /// Everything that happens once when a session ends, whichever way it ended. A match is
+    /// recorded here unless `saved` brings the outcome of a write already made (`endSession`).
+    func sessionEndedLocked(_ session: RecognitionSession, saved: Result<Int64, SaveProblem>? = nil) {
         var record = SessionRecord(session: session, eventId: nil)
         var flags: IdleFlags = .state
         switch session.state {
         case let .matched(result):
-            switch recordMatchLocked(session, result) {
+            switch saved ?? recordMatchLocked(session, result) {
             case let .success(eventId):
                 record.eventId = eventId
                 lastSaveError = nil
@@ -140,9 +141,43 @@ extension Appliance {
     /// Stores a match; when the database cannot, the reason (and a log line), so that the result
     /// is still shown and everyone sees that it was not saved.
     private func recordMatchLocked(_ session: RecognitionSession, _ result: MatchResult) -> Result<Int64, SaveProblem> {
+        prepareSaveLocked(session, result).run()
+    }
+
+    /// A match's history write, prepared under the lock (what to write, with the session's own
+    /// catalog) and run after it: `HistoryStore` serializes its own use, and the write waits for
+    /// the disk (tens of milliseconds on an SD card), which no protocol command should wait for.
+    struct PendingSave {
+        let session: String
+        let store: HistoryStore?
+        let unavailable: String?
+        let counter: String
+        let match: NewRecognition?
+
+        func run() -> Result<Int64, SaveProblem> {
+            guard let store, let match else {
+                DaemonLog.warning("session \(session) matched but the history is unavailable: \(unavailable ?? "")")
+                return .failure(SaveProblem(message: "the history is unavailable: \(unavailable ?? "not open")"))
+            }
+            // The counter first: once this session's id is in the history it must never come back,
+            // not even after its recognition is deleted and the daemon restarted.
+            do {
+                try store.setSetting(.nextSession, counter)
+            } catch {
+                DaemonLog.error("could not save the session counter before recording session \(session): \(error)")
+            }
+            do {
+                return .success(try store.recordMatch(match).eventId)
+            } catch {
+                DaemonLog.error("could not record the match of session \(session): \(error)")
+                return .failure(SaveProblem(message: "\(error)"))
+            }
+        }
+    }
+
+    func prepareSaveLocked(_ session: RecognitionSession, _ result: MatchResult) -> PendingSave {
         guard let store else {
-            DaemonLog.warning("session \(session.id) matched but the history is unavailable: \(storeProblem ?? "")")
-            return .failure(SaveProblem(message: "the history is unavailable: \(storeProblem ?? "not open")"))
+            return PendingSave(session: session.id, store: nil, unavailable: storeProblem ?? "not open", counter: "", match: nil)
         }
         // The catalog the session matched against, not one reloaded since.
         let catalog = sessionCatalog.flatMap { $0.token == session.token ? $0.catalog : nil } ?? catalogSlot.catalog
@@ -151,21 +186,22 @@ extension Appliance {
         let snapshot = ReferenceSnapshot(title: result.reference.title, creator: result.reference.creator,
                                          license: result.reference.license, sourceFile: result.reference.sourceFile,
                                          metadata: metadata, catalogHash: catalog?.manifest.hash ?? String(repeating: "0", count: 64))
-        // The counter first: once this session's id is in the history it must never come back,
-        // not even after its recognition is deleted and the daemon restarted.
-        do {
-            try store.setSetting(.nextSession, String(max(nextToken, session.token.value + 1)))
-        } catch {
-            DaemonLog.error("could not save the session counter before recording session \(session.id): \(error)")
-        }
         let match = NewRecognition(sessionId: session.id, referenceId: result.reference.id, matchedAt: environment.wallClock(),
                                    offsetMilliseconds: Int64(result.offsetMilliseconds), score: result.score, snapshot: snapshot)
-        do {
-            return .success(try store.recordMatch(match).eventId)
-        } catch {
-            DaemonLog.error("could not record the match of session \(session.id): \(error)")
-            return .failure(SaveProblem(message: "\(error)"))
+        return PendingSave(session: session.id, store: store, unavailable: nil,
+                           counter: String(max(nextToken, session.token.value + 1)), match: match)
+    }
+
+    /// Ends a session the capture thread's audio ended: a match is written to the history outside
+    /// the lock (a new `listen` meanwhile waits for this thread to close the device), then
+    /// everything else happens under it.
+    private func endSession(_ ended: RecognitionSession) {
+        var saved: Result<Int64, SaveProblem>? = nil
+        if case let .matched(result) = ended.state {
+            let pending = locked { prepareSaveLocked(ended, result) }
+            saved = pending.run()
         }
+        locked { sessionEndedLocked(ended, saved: saved) }
     }
 
     private func rememberLocked(_ record: SessionRecord) {
@@ -197,9 +233,7 @@ extension Appliance {
                         locked { sessionEndedLocked(ended) }
                     case let .audio(work):
                         let outcome = work.run()
-                        locked {
-                            if let ended = engine.decide(outcome, token: token) { sessionEndedLocked(ended) }
-                        }
+                        if let ended = locked({ engine.decide(outcome, token: token) }) { endSession(ended) }
                     }
                 case .timeout, .woken:
                     captureTick(token)
@@ -238,9 +272,7 @@ extension Appliance {
         let now = environment.monotonic()
         guard let verdict = locked({ engine.finalVerdict(monotonic: now, token: token) }) else { return }
         let final = verdict.take()
-        locked {
-            if let ended = engine.deadlinePassed(monotonic: now, token: token, final: final) { sessionEndedLocked(ended) }
-        }
+        if let ended = locked({ engine.deadlinePassed(monotonic: now, token: token, final: final) }) { endSession(ended) }
     }
 }
 

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Glibc
 import SoundtraceCore
@@ -178,5 +179,48 @@ import Testing
         if !inTime { _ = answered.wait(timeout: .now() + 10) }
         try waitUntilIdle(appliance)
         #expect(appliance.locked { appliance.lastFinished?.session.state } == .noMatch(.notInCatalog(heardMilliseconds: 10_000)))
+    }
+
+    /// Issue 13, item 4: the history write of a match (synchronous=FULL: it waits for the disk)
+    /// must not hold the lock either. Another connection holds the database's write lock, so the
+    /// match's write waits; meanwhile `status` must answer, and once the lock is released the
+    /// match is saved.
+    @Test func aCommandIsAnsweredWhileTheMatchIsWrittenToTheHistory() throws {
+        let directory = NSTemporaryDirectory() + "appliance-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try HistoryStore.open(path: directory + "/history.db").store
+        var other: OpaquePointer?
+        try #require(sqlite3_open(directory + "/history.db", &other) == SQLITE_OK)
+        defer { sqlite3_close(other) }
+        try #require(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)
+        var holding = true
+        defer { if holding { sqlite3_exec(other, "ROLLBACK", nil, nil, nil) } }
+
+        let recording = try RecordingLoader.load(path: Self.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile).audio
+        let microphone = ScriptedMicrophone(samples: TestAudio.excerpt(recording, from: 20 * 8000, count: 12 * 8000).samples)
+        let appliance = makeAppliance(microphone, store: store, indicator: RecordingIndicator())
+        appliance.buttonPressed()
+        // Decided, but the capture thread is still busy: it is writing (waiting for the lock above).
+        var writing = false
+        for _ in 0..<500 where !writing {
+            usleep(10_000)  // the capture thread runs on its own; its state is the condition
+            writing = appliance.locked { appliance.engine.listeningToken == nil && appliance.captureToken != nil }
+        }
+        try #require(writing, "the session did not reach its history write")
+        let answered = DispatchSemaphore(value: 0)
+        let asking = Thread { [appliance] in
+            _ = appliance.locked { appliance.statusPairsLocked() }
+            answered.signal()
+        }
+        asking.start()
+        let inTime = answered.wait(timeout: .now() + 1) == .success
+        sqlite3_exec(other, "ROLLBACK", nil, nil, nil)
+        holding = false
+        #expect(inTime, "status waited for the history write")
+        if !inTime { _ = answered.wait(timeout: .now() + 10) }
+        try waitUntilIdle(appliance)
+        #expect(try store.events().map(\.referenceId) == [Self.catalog.references[2].audio.id])
+        #expect(appliance.locked { appliance.lastFinished?.eventId } != nil)
     }
 }

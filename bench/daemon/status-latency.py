@@ -8,7 +8,11 @@ session's capture thread analyses its whole window as fast as it can and then ta
 verdict (every check, the wider net included) — the worst case for anything that has to wait for
 it. Meanwhile a second client sends `status` back to back and times every answer.
 
-    bench/daemon/status-latency.py [--binary PATH] [--catalog PATH] [--sessions N]
+    bench/daemon/status-latency.py [--binary PATH] [--catalog PATH] [--sessions N] [--match]
+
+With --match the microphone plays 12 s of a bundled catalog recording instead (use the bundled
+catalog): the session ends early on the match and records it in the history, so the slowest
+answers include the history write (SQLite, synchronous=FULL) that still happens under the lock.
 
 Prints, per session, how long the session took and the slowest `status` answers during it (all,
 and those sent in its last 20 %, where the final verdict runs). Wall times on a shared machine:
@@ -33,6 +37,7 @@ def main():
     ap.add_argument("--binary", default=os.path.join(repo, ".build/release/soundtraced"))
     ap.add_argument("--catalog", default=os.path.join(repo, "catalog/soundtrace.catalog"))
     ap.add_argument("--sessions", type=int, default=5)
+    ap.add_argument("--match", action="store_true", help="play a catalog recording (needs the bundled catalog)")
     args = ap.parse_args()
     for path in (args.binary, args.catalog):
         if not os.path.exists(path):
@@ -45,7 +50,7 @@ def main():
 
 
 def run(args, work):
-    outside = os.path.join(repo, "catalog/outside/salt-meadow-mallets.wav")
+    outside = os.path.join(repo, "catalog/audio/harbor-lights-piano.wav" if args.match else "catalog/outside/salt-meadow-mallets.wav")
     raw = os.path.join(work, "outside.raw")
     # One spare second: the file plugin repeats stale data past the end.
     subprocess.run(["sox", "-V1", "-D", outside, "-t", "raw", "-e", "signed", "-b", "16", "-c", "1", "-r", "8000",
@@ -66,8 +71,8 @@ def run(args, work):
         port = wait_port(daemon, stderr_path)
         size = os.path.getsize(args.catalog)
         print(f"catalog {args.catalog} ({size} bytes); binary {args.binary}")
-        print("| session | lasted (ms) | status answers | slowest (ms) | p99 (ms) | slowest in the last 20 % (ms) |")
-        print("|---:|---:|---:|---:|---:|---:|")
+        print("| session | outcome | lasted (ms) | status answers | slowest (ms) | p99 (ms) | slowest in the last 20 % (ms) |")
+        print("|---:|---|---:|---:|---:|---:|---:|")
         for n in range(1, args.sessions + 1):
             print(session_row(port, n))
     finally:
@@ -135,6 +140,10 @@ def session_row(port, number):
             break
         time.sleep(0.002)
     ended = time.monotonic()
+    outcome = next((l.split(": ", 1)[1] for l in lines if l.startswith("state: ")), "?")
+    saved = next((l.split(": ", 1)[1] for l in lines if l.startswith("saved: ")), "")
+    if saved:
+        outcome += f", saved: {saved}"
     stop.set()
     thread.join()
     during = [w for s, w in samples if started <= s <= ended]
@@ -144,7 +153,7 @@ def session_row(port, number):
     control.sock.close()
     watcher.sock.close()
     ms = lambda x: f"{x * 1000:.1f}"
-    return (f"| {number} | {ms(ended - started)} | {len(during)} | {ms(during[-1]) if during else '–'} | {ms(p99)} | "
+    return (f"| {number} | {outcome} | {ms(ended - started)} | {len(during)} | {ms(during[-1]) if during else '–'} | {ms(p99)} | "
             f"{ms(max(tail)) if tail else '–'} |")
 
 
