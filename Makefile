@@ -23,8 +23,10 @@ run: build
 # Then the virtual board (docs/VIRTUAL-BOARD.md): Debian's kernel in qemu with a real loopback
 # sound card and gpio-sim, downloaded into a cache at run time (~3 min the first time, ~1 min after):
 # the smoke test, then the real static soundtraced driving gpio-sim lines.
+# In between, every fuzz harness for 20 s from its seeds, two at once (docs/RELIABILITY.md).
 test: setup
 	swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing
+	bench/fuzz/run.sh --jobs 2 20
 	vm/smoke.sh
 	vm/daemon-board.sh
 

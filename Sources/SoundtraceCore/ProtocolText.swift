@@ -5,9 +5,16 @@ public enum ProtocolText {
     public static let greeting = "OK SOUNDTRACE \(version)"
 
     /// `text` on one line: newlines and other control characters become spaces, so a value can
-    /// never forge a reply line.
+    /// never forge a reply line. C1 controls (U+0080–U+009F) count too: a request line may carry
+    /// them (an argument echoed in an error), and the CLI refuses a reply line holding one, as a
+    /// terminal would take U+009B for the start of an escape sequence.
     public static func sanitized(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+        String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) ? " " : $0 }))
+    }
+
+    /// C0 controls, DEL and C1 controls: Unicode's control characters (general category Cc).
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// A reply: the pairs as `key: value` lines, then `OK`. Keys are fixed words of the protocol.

@@ -91,7 +91,7 @@ final class ALSACaptureStream {
             if got > 0 { return deliver(pcm, frames: Int(got)) }
             if got == -Int(EAGAIN) {
                 deviceQuietUntil = MonotonicClock.nanoseconds() + UInt64(granted.periodFrames) * 1_000_000_000 / UInt64(granted.rate)
-            } else if let event = try recover(pcm, from: Int32(got), wake: wake) {
+            } else if let event = try recover(pcm, from: Int32(clamping: got), wake: wake) {
                 return event
             }
             if MonotonicClock.nanoseconds() >= deadline { return .timeout }
@@ -154,7 +154,7 @@ final class ALSACaptureStream {
     /// arrived during a suspend, or throws when the device cannot continue.
     private func recover(_ pcm: OpaquePointer, from code: Int32, wake: WakeSignal) throws(CaptureFault) -> CaptureEvent? {
         if snd_pcm_state(pcm) == SND_PCM_STATE_DISCONNECTED { throw .disconnected(device: device) }
-        switch -code {
+        switch ALSAFault.errnoValue(code) {
         case EPIPE:
             // Overrun: the buffer filled before it was read. Prepare discards it; the position
             // jumps by everything captured since the last good read, so the caller sees the gap.

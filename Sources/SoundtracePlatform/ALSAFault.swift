@@ -10,7 +10,7 @@ enum ALSAFault {
     /// the device does not exist; `soundNodesDenied` then tells "absent" from "not allowed".
     static func opening(_ code: Int32, device: String, available: () -> [String],
                         soundNodesDenied: () -> Bool = { SoundNodes.deniedToThisProcess() }) -> CaptureFault {
-        switch -code {
+        switch errnoValue(code) {
         // ENOENT: an undefined PCM name or a missing device node; ENODEV: a card name or number that
         // is not there; ENXIO: a PCM type whose plugin is not installed; EINVAL: a malformed name
         // such as 'plughw:1,x'. To the person all of these mean "no such device" — unless sound
@@ -34,7 +34,7 @@ enum ALSAFault {
     /// The fault for an error while the device is configured or read that recovery could not clear.
     static func capturing(_ code: Int32, device: String) -> CaptureFault {
         if isDisconnection(code) { return .disconnected(device: device) }
-        switch -code {
+        switch errnoValue(code) {
         case EACCES, EPERM:
             return .permissionDenied(device: device)
         default:
@@ -45,12 +45,18 @@ enum ALSAFault {
     /// Whether `code` means the device is gone: unplugged (ENODEV, and EBADFD once ALSA marks the
     /// stream disconnected), a dead transport (EIO), or a sound server that went away.
     static func isDisconnection(_ code: Int32) -> Bool {
-        switch -code {
+        switch errnoValue(code) {
         case ENODEV, EBADFD, EIO, ENXIO, ENOTCONN, ECONNRESET, ECONNREFUSED, ESHUTDOWN:
             return true
         default:
             return false
         }
+    }
+
+    /// The errno value of ALSA's negative `code`. The negation wraps: Int32.min, which no errno
+    /// is but a misbehaving plugin could return, then matches no case instead of trapping.
+    static func errnoValue(_ code: Int32) -> Int32 {
+        0 &- code
     }
 
     /// ALSA's own words for `code` (it knows both errno values and its own extended codes).

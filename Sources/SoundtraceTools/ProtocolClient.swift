@@ -51,7 +51,13 @@ final class ProtocolClient {
     static func connect(host: String, port: Int, limits: Limits = Limits()) throws(ClientError) -> ProtocolClient {
         let endpoint = endpointText(host: host, port: port)
         let fd = try SocketConnector.connect(host: host, port: port, timeoutMilliseconds: limits.connectTimeoutMilliseconds, endpoint: endpoint)
-        let client = ProtocolClient(endpoint: endpoint, descriptor: fd, limits: limits)
+        return try attached(descriptor: fd, endpoint: endpoint, limits: limits)
+    }
+
+    /// A conversation on a connected stream socket, which the client then owns: the greeting is
+    /// checked as `connect` checks it. Also how bench/fuzz feeds the reply parser a socketpair.
+    static func attached(descriptor: Int32, endpoint: String, limits: Limits = Limits()) throws(ClientError) -> ProtocolClient {
+        let client = ProtocolClient(endpoint: endpoint, descriptor: descriptor, limits: limits)
         try client.readGreeting()
         return client
     }
@@ -176,7 +182,7 @@ final class ProtocolClient {
                 }
                 // The daemon sends control characters as spaces; one here would reach the
                 // terminal, where escape sequences can rewrite what a person sees.
-                guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+                guard !text.unicodeScalars.contains(where: ProtocolText.isControl) else {
                     throw .broken(endpoint: endpoint, detail: "sent a line with control characters, which protocol 1 never sends")
                 }
                 return .line(text)

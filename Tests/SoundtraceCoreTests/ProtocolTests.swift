@@ -93,6 +93,24 @@ import Testing
         #expect(ProtocolText.greeting == "OK SOUNDTRACE 1")
     }
 
+    /// Found by bench/fuzz (harness `request`): a request may carry C1 controls, which an error
+    /// echoes (`reference \u{85}` → `no reference "\u{85}"`), and the CLI refuses a reply line
+    /// holding one ("sent a line with control characters"). Every reply line must pass that check.
+    @Test func repliesCarryNoC1Controls() {
+        guard case let .success(request) = parse("reference a\u{85}b\u{9B}2J\u{9F}") else {
+            Issue.record("a request with C1 controls in an argument was refused")
+            return
+        }
+        let id = request.arguments[0]
+        let error = ProtocolError(.notFound, command: request.command, "no reference \"\(id)\" in the catalog")
+        #expect(error.line == "ACK [50@0] {reference} no reference \"a b 2J \" in the catalog")
+        #expect(ProtocolText.reply([("reference", id)]) == "reference: a b 2J \nOK\n")
+        // DEL and C1 go, U+00A0 just after them stays.
+        #expect(ProtocolText.sanitized("\u{7E}\u{7F}\u{80}\u{A0}é") == "\u{7E}  \u{A0}é")
+        let cc = (0...0x10FFFF).compactMap(Unicode.Scalar.init).filter { $0.properties.generalCategory == .control }
+        #expect(cc.allSatisfy(ProtocolText.isControl) && cc.count == 65)
+    }
+
     @Test func rangesAreBoundedPages() {
         #expect(ProtocolRange.parse(nil, command: "history") == .success(ProtocolRange(start: 0, end: 100)))
         #expect(ProtocolRange.parse("20:40", command: "history") == .success(ProtocolRange(start: 20, end: 40)))

@@ -58,6 +58,17 @@ import Testing
         #expect(ALSAFault.capturing(-ENOMEM, device: device) == .other(device: device, detail: "Cannot allocate memory"))
     }
 
+    /// Found by bench/fuzz (harness `faults`): the mapping negated the code, which traps on
+    /// Int32.min. No errno is that large, but a misbehaving plugin may return anything: a code
+    /// that is no errno is an error in ALSA's words, like any other unknown one.
+    @Test(arguments: [Int32.min, Int32.max, 0, 1])
+    func codesThatAreNoErrnoAreOtherErrors(code: Int32) {
+        let other = CaptureFault.other(device: device, detail: ALSAFault.text(code))
+        #expect(ALSAFault.opening(code, device: device, available: { available }, soundNodesDenied: { false }) == other)
+        #expect(ALSAFault.capturing(code, device: device) == other)
+        #expect(!ALSAFault.isDisconnection(code))
+    }
+
     @Test func everyFaultTellsWhatToDo() {
         let faults = [ALSAFault.opening(-EBUSY, device: device) { [] },
                       ALSAFault.opening(-EACCES, device: device) { [] },

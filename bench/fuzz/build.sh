@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses of bench/fuzz/harness into DIR (default /tmp/soundtrace-fuzz/build).
+# SwiftPM cannot build them: a libFuzzer binary has no main of its own (libFuzzer's main calls
+# LLVMFuzzerTestOneInput), so each module the harnesses need is compiled here with swiftc, with
+# coverage and AddressSanitizer (-sanitize=fuzzer,address; C code with clang's fuzzer-no-link),
+# into one object and a .swiftmodule, then each harness is linked against the modules it imports.
+# A module is rebuilt only when a file it is made of is newer than its object.
+#
+#   bench/fuzz/build.sh [DIR] [HARNESS...]     (default: every harness)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+out=${1:-/tmp/soundtrace-fuzz/build}
+shift $(( $# > 0 ? 1 : 0 ))
+command -v swiftc >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+mkdir -p "$out/maps/CKissFFT"
+[ -f "$repo/Sources/CKissFFT/vendor/kiss_fft.c" ] || "$repo/scripts/fetch-kissfft.sh"
+
+# -O as in the shipped build (bounds and overflow checks stay on); -enable-testing so harnesses
+# reach internal parsers through @testable import; Swift 6 mode, as Package.swift sets.
+swift_flags=(-swift-version 6 -O -enable-testing -sanitize=fuzzer,address -parse-as-library -I "$out"
+             -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$repo/Sources/CGPIO")
+
+# Whether $1 is missing or older than any of the other files.
+stale() {
+  local target=$1; shift
+  [ -f "$target" ] || return 0
+  [ -n "$(find "$@" -newer "$target" -print -quit)" ]
+}
+
+# SwiftPM makes CKissFFT's module map from its include folder; outside SwiftPM it needs one.
+printf 'module CKissFFT {\n    header "%s"\n    export *\n}\n' "$repo/Sources/CKissFFT/include/CKissFFT.h" \
+  > "$out/maps/CKissFFT/module.modulemap.new"
+cmp -s "$out/maps/CKissFFT/module.modulemap.new" "$out/maps/CKissFFT/module.modulemap" 2>/dev/null \
+  || mv "$out/maps/CKissFFT/module.modulemap.new" "$out/maps/CKissFFT/module.modulemap"
+rm -f "$out/maps/CKissFFT/module.modulemap.new"
+if stale "$out/CKissFFT.o" "$repo/Sources/CKissFFT" "$0"; then
+  echo "build: CKissFFT"
+  clang -O2 -fsanitize=fuzzer-no-link,address -c "$repo/Sources/CKissFFT/kissfft_fixed.c" -o "$out/CKissFFT.o"
+fi
+
+# module NAME: one object and module for Sources/NAME, in dependency order.
+module() {
+  local name=$1
+  if stale "$out/$name.o" "$repo/Sources/$name" "$0" "$out/CKissFFT.o" $(printf '%s ' "${built[@]/#/$out/}"); then
+    echo "build: $name"
+    swiftc "${swift_flags[@]}" -module-name "$name" -wmo -c -emit-module -emit-module-path "$out/$name.swiftmodule" \
+      -o "$out/$name.o" "$repo"/Sources/"$name"/*.swift
+    # swiftc leaves an output alone when its bytes did not change; the stamp must still move.
+    touch "$out/$name.o"
+  fi
+  built+=("$name.o")
+}
+built=()
+for name in SoundtraceCore SoundtraceFingerprint SoundtracePlatform SoundtraceRecognition SoundtraceTools; do
+  module "$name"
+done
+
+# The objects each harness links: the modules it imports and theirs.
+objects() {
+  case "$1" in
+    config) echo SoundtraceCore.o ;;
+    catalog|wav) echo CKissFFT.o SoundtraceFingerprint.o ;;
+    request|faults) echo SoundtraceCore.o SoundtracePlatform.o ;;
+    manifest|reply) echo CKissFFT.o SoundtraceCore.o SoundtraceFingerprint.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
+    *) echo "build: no module list for harness '$1'" >&2; return 1 ;;
+  esac
+}
+
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=($(cd "$here/harness" && ls *.swift | sed 's/\.swift$//'))
+failed=0
+for harness in "${harnesses[@]}"; do
+  list=($(objects "$harness")) || { failed=1; continue; }
+  paths=("${list[@]/#/$out/}")
+  if stale "$out/fuzz-$harness" "$here/harness/$harness.swift" "$here/shared" "${paths[@]}"; then
+    echo "build: fuzz-$harness"
+    rm -f "$out/fuzz-$harness"
+    # lld: the toolchain's gold prints a warning for every ASan helper symbol it cannot export.
+    swiftc "${swift_flags[@]}" -use-ld=lld -module-name "Fuzz_$harness" -o "$out/fuzz-$harness" \
+      "$here/harness/$harness.swift" "$here"/shared/*.swift "${paths[@]}" \
+      $(case " ${list[*]} " in *" SoundtracePlatform.o "*) echo -lasound ;; esac) || { echo "build: fuzz-$harness FAILED" >&2; failed=1; }
+  fi
+done
+exit $failed
