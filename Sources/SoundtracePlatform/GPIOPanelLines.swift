@@ -156,11 +156,8 @@ public final class GPIOPanelLines: PanelLines {
 
     /// `gpiochipN` devices in `directory`, in numeric order.
     static func chipPaths(in directory: String) -> [String] {
-        guard let folder = opendir(directory) else { return [] }
-        defer { closedir(folder) }
         var numbers: [Int] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for name in DirectoryNames.list(directory) ?? [] {
             if name.hasPrefix("gpiochip"), let number = Int(name.dropFirst(8)) { numbers.append(number) }
         }
         return numbers.sorted().map { "\(directory)/gpiochip\($0)" }

@@ -68,7 +68,9 @@ public final class LineServer: @unchecked Sendable {
     private let listener: Int32
     public let port: Int
     private let wake = WakeSignal()
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// Made last in `init`, once nothing can throw: a throwing initializer does not run `deinit`,
+    /// so a mutex made earlier leaked when the address was refused (found by LeakSanitizer).
+    private let lock: UnsafeMutablePointer<pthread_mutex_t>
     private var requests: [Request] = []
     private enum Request { case send(Int, [UInt8]), close(Int), idleExempt(Int, Bool), stop }
 
@@ -104,7 +106,6 @@ public final class LineServer: @unchecked Sendable {
         self.limits = limits
         self.greeting = greeting
         self.isLocalPeer = isLocalPeer
-        pthread_mutex_init(lock, nil)
         var storage = sockaddr_storage()
         var length: socklen_t = 0
         let family: Int32
@@ -134,6 +135,8 @@ public final class LineServer: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }
         self.port = Int(UInt16(bigEndian: withUnsafeBytes(of: &actual) { $0.load(fromByteOffset: 2, as: UInt16.self) }))
         listener = fd
+        lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
     }
 
     deinit {

@@ -7,13 +7,9 @@ enum SoundNodes {
     /// True when `directory` holds ALSA control devices (`controlC*`) and every one of them refuses
     /// this process with EACCES or EPERM.
     static func deniedToThisProcess(directory: String = "/dev/snd") -> Bool {
-        guard let folder = opendir(directory) else { return false }
-        defer { closedir(folder) }
+        guard let names = DirectoryNames.list(directory) else { return false }
         var denied = 0
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+        for name in names {
             guard name.hasPrefix("controlC") else { continue }
             let fd = open(directory + "/" + name, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
             if fd >= 0 {
