@@ -16,6 +16,12 @@ final class ALSACaptureStream {
     private var readBuffer: [Int16]
     /// Index 0 is the wake signal; the PCM's own descriptors follow.
     private var descriptors: [pollfd]
+    /// Audio read but not yet handed out: a read takes all that is waiting (a whole buffer after a
+    /// stall, or from an unpaced plugin such as `file`), and it goes out a period at a time, so
+    /// that a session, which looks at the audio every quarter second, decides as soon as it would
+    /// on a device read period by period. (Reading one period from ALSA instead deadlocks the
+    /// PulseAudio plugin when its server dies while a fragment is half read.)
+    private var pending = PeriodQueue()
 
     /// Opens `device` without blocking and configures it; on any failure the PCM is closed again.
     init(device: String, preferredRate: Int, parameters: ALSACaptureParameters) throws(CaptureFault) {
@@ -63,6 +69,7 @@ final class ALSACaptureStream {
         guard let pcm else { throw .other(device: device, detail: "read after the device was closed") }
         // A raised signal wins even over audio already waiting: the owner wants control back now.
         if wake.consume() { return .woken }
+        if let piece = pending.next(maximum: granted.periodFrames) { return .audio(samples: piece.samples, frame: piece.frame) }
         try startIfPrepared(pcm)
 
         let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
@@ -139,7 +146,9 @@ final class ALSACaptureStream {
             let waiting = snd_pcm_avail_update(pcm)
             frame = timeline.delivered(frames, atNanoseconds: MonotonicClock.nanoseconds(), stillBuffered: waiting > 0 ? Int(waiting) : 0)
         }
-        return .audio(samples: samples, frame: frame)
+        pending.fill(samples, frame: frame)
+        let piece = pending.next(maximum: granted.periodFrames) ?? (samples: [], frame: frame)
+        return .audio(samples: piece.samples, frame: piece.frame)
     }
 
     /// Starts a prepared stream (the first read, or after recovery) and notes when it started.

@@ -89,8 +89,9 @@ import SoundtraceTestSupport
     @Test func aWiderNetFindsAlignmentsTheFirstChecksDoNotCover() throws {
         // With no references in the first round (as when chance alignments elsewhere have more
         // hits than the true one), the second round over every well-voted alignment finds it.
+        // (-11 dB: at -10 dB the landmarks, which reach down into the bass, already decide.)
         let clean = TestAudio.excerpt(Self.references[1].audio, from: 11 * Self.rate, count: 5 * Self.rate)
-        let query = TestAudio.addNoise(clean, snrDB: -10, seed: 5)
+        let query = TestAudio.addNoise(clean, snrDB: -11, seed: 5)
         var wideOnly = EngineParameters()
         wideOnly.signatureCandidates = 0
         let verdict = try TestAudio.match(query, TestAudio.catalog(Self.references, parameters: wideOnly).0)
@@ -116,7 +117,9 @@ import SoundtraceTestSupport
         #expect(verdict.outcome == .noMatch)
     }
 
-    @Test(arguments: [(11, -3.0), (12, -6.0), (13, 100.0)] as [(UInt64, Double)])
+    // Pieces whose best alignment somewhere in the catalog has enough hits for the check to run
+    // (seed 11 at -3 dB no longer reaches four hits anywhere, so it says nothing here).
+    @Test(arguments: [(14, -3.0), (12, -6.0), (13, 100.0)] as [(UInt64, Double)])
     func unrelatedMusicFailsTheSignatureCheck(seed: UInt64, snr: Double) throws {
         let query = TestAudio.addNoise(TestAudio.music(seed: seed, seconds: 10), snrDB: snr, seed: 9)
         let verdict = try TestAudio.match(query, Self.catalog)
