@@ -20,12 +20,16 @@ run: build
 
 # Tests run in release mode: the DSP is too slow unoptimized to index whole recordings quickly.
 # -enable-testing lets the tests reach internal DSP stages of an optimized build.
+# Then the same tests again under ThreadSanitizer, in their own build (.build/sanitize-thread;
+# 4½–8 min on a fresh 2-core machine), failing on any report (docs/RELIABILITY.md;
+# `scripts/sanitizers.sh address` is the AddressSanitizer run, kept out of `make test`).
+# Then every fuzz harness for 20 s from its seeds, two at once (docs/RELIABILITY.md).
 # Then the virtual board (docs/VIRTUAL-BOARD.md): Debian's kernel in qemu with a real loopback
 # sound card and gpio-sim, downloaded into a cache at run time (~3 min the first time, ~1 min after):
 # the smoke test, then the real static soundtraced driving gpio-sim lines.
-# In between, every fuzz harness for 20 s from its seeds, two at once (docs/RELIABILITY.md).
 test: setup
 	swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing
+	scripts/sanitizers.sh thread
 	bench/fuzz/run.sh --jobs 2 20
 	vm/smoke.sh
 	vm/daemon-board.sh

@@ -100,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundtraceStoreTests",
-            dependencies: ["SoundtraceStore"]
+            dependencies: ["SoundtraceStore", "SoundtraceTestSupport"]
         ),
         .testTarget(
             name: "SoundtraceToolsTests",

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SoundtraceTestSupport
 import Testing
 
 /// The deployment files: the hardened systemd unit, deploy/install.sh into a staging folder, and the
@@ -326,21 +327,15 @@ private enum Command {
         let folder = try Stage.temporaryDirectory("run")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/out", err = folder + "/err"
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
         var environment = environment
         // swift-build's folder, for build-deb.sh when the tests are run without it on PATH.
         environment["PATH"] = (environment["PATH"] ?? "/usr/bin:/bin") + ":/opt/swift/usr/bin:/usr/sbin:/sbin"
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        try process.run()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
+        // ChildProcess (posix_spawn), not Foundation's Process: its weak references, alive at exit,
+        // showed as leaks under LeakSanitizer (scripts/sanitizers.sh address), and its descriptors
+        // for the output files were open in this process where other tests' children could inherit them.
+        let child = try ChildProcess(path: "/usr/bin/env", arguments: arguments, environment: environment,
+                                     stdout: out, stderr: err)
+        return Result(status: child.waitForExit(),
                       stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
                       stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }

@@ -53,11 +53,10 @@ import Testing
         // where nobody cannot go (e.g. under /root on a CI machine).
         let binary = mics.directory + "/soundtrace-as-nobody"
         let catalog = mics.directory + "/soundtrace.catalog"
-        for (from, to) in [(Microphones.binary, binary), (Microphones.catalogPath, catalog)] {
-            try? FileManager.default.removeItem(atPath: to)
-            try FileManager.default.copyItem(atPath: from, toPath: to)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: to)
-        }
+        try BuiltProducts.placeExecutable(Microphones.binary, at: binary)
+        try? FileManager.default.removeItem(atPath: catalog)
+        try FileManager.default.copyItem(atPath: Microphones.catalogPath, toPath: catalog)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: catalog)
         let run = try LiveRun.run(device: "st_acc_root_only", binary: binary, catalog: catalog,
                                   prefix: [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
         #expect(run.status == 4, "\(run.output) \(run.stderr)")

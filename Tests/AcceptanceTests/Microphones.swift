@@ -106,13 +106,8 @@ final class Microphones: @unchecked Sendable {
         return environment
     }
 
-    static var binary: String {
-        for configuration in ["release", "debug"] {
-            let path = root + "/.build/\(configuration)/soundtrace"
-            if access(path, X_OK) == 0 { return path }
-        }
-        return root + "/.build/release/soundtrace"
-    }
+    /// The `soundtrace` built with these tests (see `BuiltProducts`); the daemon is next to it.
+    static var binary: String { BuiltProducts.path("soundtrace", packageRoot: root) }
 }
 
 /// One run of `soundtrace match --device … --json`, started and waited for.

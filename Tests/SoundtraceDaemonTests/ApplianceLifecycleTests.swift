@@ -89,10 +89,12 @@ import Testing
         // The microphone plays the clip slowly, so the reload lands while the session listens.
         let microphone = Microphone(samples: try matchingClip(2), pace: 15_000)
         let appliance = makeAppliance(microphone, store: store)
-        appliance.buttonPressed()
+        // The other catalog is built before the session starts: indexing takes a while (much
+        // longer under a sanitizer), and the reload must land while the session listens.
         let recording = try RecordingLoader.load(path: ApplianceSessionTests.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile).audio
         let other = try TestAudio.catalog([(id: Self.catalog.references[2].audio.id, audio: TestAudio.excerpt(recording, from: 0, count: 30 * 8000))]).0
         #expect(other.manifest.hash != Self.catalog.manifest.hash)
+        appliance.buttonPressed()
         appliance.replaceCatalog(CatalogSlot(path: "other", catalog: other, problem: nil))
         #expect(appliance.locked { appliance.engine.listeningToken } != nil, "the reload must land mid-session")
         try waitUntilIdle(appliance)

@@ -12,8 +12,14 @@ import Testing
 /// once when the appliance's state change woke it.
 @Suite(.serialized) struct LinesPanelTests {
     final class ManualClock: @unchecked Sendable {
-        // @unchecked: used from the test's thread (and read by the appliance under its lock).
-        var now: Int64 = 0
+        // @unchecked: `current` is touched only while `lock` is held. The test's thread sets the
+        // time while a session's capture thread reads it (the appliance's monotonic clock).
+        private let lock = NSLock()
+        private var current: Int64 = 0
+        var now: Int64 {
+            get { lock.withLock { current } }
+            set { lock.withLock { current = newValue } }
+        }
     }
 
     /// Lines that record every write with the manual time and hand out scripted edges.
@@ -39,18 +45,33 @@ import Testing
 
     /// Records the states the appliance shows and passes them on to the panel.
     final class Tee: StateIndicator, @unchecked Sendable {
-        // @unchecked: written under the appliance's lock, read by the test afterwards.
+        // @unchecked: the records are touched only while `lock` is held: the appliance shows
+        // states from whichever thread ended a session (a capture thread too) while the test reads.
+        // Readers get copies in buffers of their own (see LineServerTests.Recorder for why).
         let next: StateIndicator
-        var states: [IndicatorState] = []
-        var calmChanges: [Bool] = []
+        private let lock = NSLock()
+        private var shown: [IndicatorState] = []
+        private var calmToggles: [Bool] = []
+        var states: [IndicatorState] { lock.withLock { shown.map { $0 } } }
+        var calmChanges: [Bool] { lock.withLock { calmToggles.map { $0 } } }
         init(_ next: StateIndicator) { self.next = next }
-        func show(_ state: IndicatorState, calm: Bool, detail: String) { states.append(state); next.show(state, calm: calm, detail: detail) }
-        func calmModeChanged(_ calm: Bool) { calmChanges.append(calm); next.calmModeChanged(calm) }
+        func show(_ state: IndicatorState, calm: Bool, detail: String) {
+            lock.withLock { shown.append(state) }
+            next.show(state, calm: calm, detail: detail)
+        }
+        func calmModeChanged(_ calm: Bool) {
+            lock.withLock { calmToggles.append(calm) }
+            next.calmModeChanged(calm)
+        }
     }
 
     final class WakeCount: @unchecked Sendable {
-        // @unchecked: incremented under the mailbox's lock, read by the test's thread.
-        var count = 0
+        // @unchecked: `wakes` is touched only while `lock` is held. The mailbox wakes the loop
+        // from whichever thread posted a change (after releasing its own lock).
+        private let lock = NSLock()
+        private var wakes = 0
+        var count: Int { lock.withLock { wakes } }
+        func increment() { lock.withLock { wakes += 1 } }
     }
 
     final class Rig {
@@ -66,7 +87,7 @@ import Testing
         init(debounced: Bool = false, muted: Bool = false, store: HistoryStore? = nil, microphone: AudioSource? = nil, readyAt: Int64? = 0) {
             lines = FakeLines(clock: clock, debounced: debounced)
             let wakes = self.wakes
-            panel = LinesPanel(lines: lines, muted: muted, wake: { wakes.count += 1 })
+            panel = LinesPanel(lines: lines, muted: muted, wake: { wakes.increment() })
             tee = Tee(panel.indicator)
             let clock = self.clock
             let environment = Appliance.Environment(

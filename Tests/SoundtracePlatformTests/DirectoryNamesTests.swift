@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 /// Folder listings read each name in place. The regression this guards against is only visible
-/// under AddressSanitizer (`swift test --sanitize=address`): copying `struct dirent` out of
+/// under AddressSanitizer (scripts/sanitizers.sh address): copying `struct dirent` out of
 /// readdir's buffer read past its end when the last record of a full buffer was short. Enough
 /// entries to fill glibc's 32 KiB buffer several times, with names of every length, put short
 /// records at the end of a buffer.

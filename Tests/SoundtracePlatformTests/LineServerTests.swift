@@ -65,11 +65,18 @@ final class TestClient {
 
 @Suite(.serialized) struct LineServerTests {
     final class Recorder: @unchecked Sendable {
+        // @unchecked: `events` and `clients` are touched only while `lock` is held (the server
+        // thread appends while the test reads). The readers hand out copies in buffers of their
+        // own: a copy sharing the recorder's buffer would be read after the lock is released, and
+        // ThreadSanitizer cannot see the Swift runtime's reference counting that makes the next
+        // append copy or reuse that buffer safely, so it would report a race on it.
         let lock = NSCondition()
-        var events: [String] = []
+        private var events: [String] = []
         var clients: [LineServer.Client] = []
         func add(_ text: String) { lock.lock(); events.append(text); lock.broadcast(); lock.unlock() }
-        var connected: [LineServer.Client] { lock.lock(); defer { lock.unlock() }; return clients }
+        var connected: [LineServer.Client] { lock.lock(); defer { lock.unlock() }; return clients.map { $0 } }
+        /// What the server thread recorded so far.
+        var recorded: [String] { lock.lock(); defer { lock.unlock() }; return events.map { $0 } }
 
         /// Waits until the server thread records `event` (false after 5 s: the test then fails).
         func waitFor(_ event: String) -> Bool {
@@ -130,7 +137,7 @@ final class TestClient {
         #expect(client.readLine() == "ACK [5@0] {frobnicate} unknown")
         client.send("GET / HTTP/1.1\r\n")
         #expect(client.readToEnd() == "")
-        #expect(recorder.events.first == "connected loopback=true")
+        #expect(recorder.recorded.first == "connected loopback=true")
     }
 
     @Test func aLineTooLongIsRefusedAndTheClientClosed() throws {
@@ -247,7 +254,7 @@ final class TestClient {
         #expect(answered == count)
         client.send("ping\n")
         #expect(client.readLine() == "OK")
-        #expect(!recorder.events.contains { $0.hasPrefix("disconnected") })
+        #expect(!recorder.recorded.contains { $0.hasPrefix("disconnected") })
     }
 
     @Test func aClientThatSendsItsBatchAndShutsDownStillGetsItsReplies() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SoundtraceStore
+import SoundtraceTestSupport
 
 /// Unusable locations are clear errors naming the path and the fix, and never move anything aside.
 @Suite struct LocationErrorTests {
@@ -80,8 +81,7 @@ import SoundtraceStore
             // A copy in the world-readable temporary folder: the checkout itself may live where
             // nobody cannot go (e.g. under /root on a CI machine).
             let copy = directory + "/soundtrace-store-writer"
-            try FileManager.default.copyItem(atPath: executable, toPath: copy)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)
+            try BuiltProducts.placeExecutable(executable, at: copy)
             let writer = try WriterProcess(command: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                                                      copy, path], stderrPath: stderrPath)
             let status = writer.waitForExit()

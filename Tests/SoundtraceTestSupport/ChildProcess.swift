@@ -9,8 +9,15 @@ public final class ChildProcess {
 
     /// Starts `path` with `arguments` and `environment`; its stdin reads `stdin` (/dev/null, or
     /// e.g. a pseudo-terminal), and its stdout and stderr go to the given files (or /dev/null).
+    /// The sanitizers' settings of this test run (`TSAN_OPTIONS` and the like) are added unless
+    /// `environment` sets them, so that a sanitized child reports where the run collects reports
+    /// (scripts/sanitizers.sh) even when a test gives it a minimal environment.
     public init(path: String, arguments: [String], environment: [String: String],
                 stdin: String = "/dev/null", stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
+        var environment = environment
+        for name in Self.sanitizerVariables where environment[name] == nil {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -29,6 +36,9 @@ public final class ChildProcess {
         guard failed == 0 else { throw TestFailure("cannot start \(path): \(String(cString: strerror(failed)))") }
         pid = child
     }
+
+    /// The sanitizer runtimes' settings, which every child of a sanitized test run inherits.
+    static let sanitizerVariables = ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"]
 
     deinit {
         if isRunning {

@@ -9,10 +9,7 @@ import Testing
 @Suite struct InterruptBinaryTests {
     static let binary: String = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        for configuration in ["release", "debug"] where access(root + "/.build/\(configuration)/soundtrace", X_OK) == 0 {
-            return root + "/.build/\(configuration)/soundtrace"
-        }
-        return root + "/.build/release/soundtrace"
+        return BuiltProducts.path("soundtrace", packageRoot: root)
     }()
 
     @Test func sigintWhileListeningCancelsOnTheDaemonAndExits130() throws {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of bench/fuzz/harness into DIR (default /tmp/soundtrace-fuzz/build).
+# Builds the libFuzzer harnesses of bench/fuzz/harness into DIR (default: the build folder of
+# run.sh's default scratch folder, /tmp/soundtrace-fuzz/CHECKOUT/build).
 # SwiftPM cannot build them: a libFuzzer binary has no main of its own (libFuzzer's main calls
 # LLVMFuzzerTestOneInput), so each module the harnesses need is compiled here with swiftc, with
 # coverage and AddressSanitizer (-sanitize=fuzzer,address; C code with clang's fuzzer-no-link),
@@ -10,7 +11,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-out=${1:-/tmp/soundtrace-fuzz/build}
+out=${1:-/tmp/soundtrace-fuzz/$(printf '%s' "$here" | cksum | cut -d ' ' -f 1)/build}
 shift $(( $# > 0 ? 1 : 0 ))
 command -v swiftc >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
 mkdir -p "$out/maps/CKissFFT"

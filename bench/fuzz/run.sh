@@ -7,15 +7,16 @@
 #
 # The corpora in bench/fuzz/corpus are read-only seeds: what the fuzzer adds goes to DIR/corpus,
 # which later runs start from; artifacts (crash-*, leak-*, timeout-*, oom-*) and logs go to
-# DIR/artifacts and DIR/logs. `make test` runs `bench/fuzz/run.sh --jobs 2 20`.
+# DIR/artifacts (kept across runs) and DIR/logs. `make test` runs `bench/fuzz/run.sh --jobs 2 20`.
 #
 #   bench/fuzz/run.sh [--dir DIR] [--jobs N] [--only HARNESS[,HARNESS…]] [SECONDS]
-#     --dir   scratch folder outside the repository (default /tmp/soundtrace-fuzz)
+#     --dir   scratch folder outside the repository (default /tmp/soundtrace-fuzz/CHECKOUT, where
+#             CHECKOUT is a checksum of this checkout's path: checkouts must not share objects)
 #     --jobs  harnesses fuzzed at once (default 1; one core each)
 #     --only  these harnesses (default: every file in bench/fuzz/harness)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-dir=/tmp/soundtrace-fuzz
+dir=/tmp/soundtrace-fuzz/$(printf '%s' "$here" | cksum | cut -d ' ' -f 1)
 jobs=1
 only=""
 seconds=600
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
     --dir) dir=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     [0-9]*) seconds=$1; shift ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -35,9 +36,14 @@ else
   harnesses=($(cd "$here/harness" && ls *.swift | sed 's/\.swift$//'))
 fi
 mkdir -p "$dir/logs"
+# One run at a time per folder (two would share objects, logs and corpora).
+exec 9>"$dir/lock"
+flock -n 9 || { echo "fuzz: waiting for another run in $dir" >&2; flock 9; }
 failed=0
 
 started=$(date +%s)
+# Artifacts of earlier runs stay (a crash must not vanish with the next run); this run's are newer.
+touch "$dir/logs/.started"
 "$here/build.sh" "$dir/build" "${harnesses[@]}" || failed=1
 built=$(date +%s)
 
@@ -46,12 +52,13 @@ built=$(date +%s)
 # Swift backtracer would run its own crash handler under ASan); leaks are checked at exit.
 fuzz() {
   local harness=$1
+  local corpora=("$dir/corpus/$harness")
+  # A harness without seeds yet starts from nothing (libFuzzer refuses a missing folder).
+  [ -d "$here/corpus/$harness" ] && corpora+=("$here/corpus/$harness")
   mkdir -p "$dir/corpus/$harness" "$dir/artifacts/$harness"
-  rm -f "$dir/artifacts/$harness"/*
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 \
     "$dir/build/fuzz-$harness" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-      -artifact_prefix="$dir/artifacts/$harness/" "$dir/corpus/$harness" "$here/corpus/$harness" \
-      > "$dir/logs/$harness.log" 2>&1
+      -artifact_prefix="$dir/artifacts/$harness/" "${corpora[@]}" > "$dir/logs/$harness.log" 2>&1
 }
 
 running=0
@@ -71,18 +78,21 @@ for harness in "${harnesses[@]}"; do
     printf '%-9s build failed\n' "$harness"; failed=1; continue
   fi
   # The last status line: "#N DONE cov: C ft: F corp: U/S lim: L exec/s: E rss: R".
-  status=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
-  field() { sed -nE "s/.* $1: ([^ ]+).*/\\1/p" <<<"$status"; }
-  rate=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log")
-  rss=$(sed -nE 's/^stat::peak_rss_mb: *([0-9]+)/\1/p' "$log")
-  artifacts=$(find "$dir/artifacts/$harness" -type f | wc -l)
-  reports=$(grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer)' "$log" || true)
+  status=$(grep -aE '^#[0-9]+' "$log" | tail -n 1 || true)
+  field() { sed -nE "s|.* $1: ([^ ]+).*|\\1|p" <<<"$status"; }
+  # libFuzzer's final stats when it printed them, else its last status line's figures.
+  rate=$(LC_ALL=C sed -nE 's/^stat::average_exec_per_sec: *([0-9]+)/\1/p' "$log" | tail -n 1)
+  rss=$(LC_ALL=C sed -nE 's/^stat::peak_rss_mb: *([0-9]+)/\1/p' "$log" | tail -n 1)
+  rate=${rate:-$(field exec/s)}
+  rss=${rss:-$(field rss | tr -d Mb)}
+  artifacts=$(find "$dir/artifacts/$harness" -type f -newer "$dir/logs/.started" | wc -l)
+  reports=$(grep -acE 'ERROR: (AddressSanitizer|LeakSanitizer)' "$log" || true)
   printf '%-9s %9s %7s %7s %13s %7s %8s %s\n' "$harness" "${rate:-?}" "$(field cov)" "$(field ft)" "$(field corp)" \
     "${rss:-?}" "$artifacts" "$reports"
-  if [ "$artifacts" -gt 0 ] || [ "$reports" -gt 0 ] || ! grep -qE '^#[0-9]+[[:space:]]+DONE' "$log"; then
+  if [ "$artifacts" -gt 0 ] || [ "$reports" -gt 0 ] || ! grep -aqE '^#[0-9]+[[:space:]]+DONE' "$log"; then
     failed=1
     echo "  $harness: see $log and $dir/artifacts/$harness" >&2
-    grep -m 3 -E 'Fatal error|ERROR:|SUMMARY:' "$log" | sed 's/^/    /' >&2 || true
+    grep -a -m 3 -E 'Fatal error|ERROR:|SUMMARY:' "$log" | sed 's/^/    /' >&2 || true
   fi
 done
 echo "build $((built - started)) s, fuzzing $(( $(date +%s) - built )) s; corpora in $dir/corpus"

@@ -4,11 +4,12 @@
 # and (written by the harnesses themselves) small catalogs and WAV files in every accepted form.
 # Run it when a format changes; the seeds are committed, what the fuzzer adds to them is not.
 #
-#   bench/fuzz/seed.sh [BUILD_DIR]     (the harnesses' build, default /tmp/soundtrace-fuzz/build)
+#   bench/fuzz/seed.sh [BUILD_DIR]
+#     BUILD_DIR: the harnesses' build (default run.sh's, /tmp/soundtrace-fuzz/CHECKOUT/build)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-build=${1:-/tmp/soundtrace-fuzz/build}
+build=${1:-/tmp/soundtrace-fuzz/$(printf '%s' "$here" | cksum | cut -d ' ' -f 1)/build}
 "$here/build.sh" "$build" catalog wav >/dev/null
 corpus="$here/corpus"
 rm -rf "$corpus"

@@ -1,4 +1,5 @@
 import Foundation
+import SoundtraceTestSupport
 
 /// A running `soundtrace-store-writer`: its stdout is read line by line; each line is a session id
 /// whose event the child has committed.
@@ -11,15 +12,15 @@ final class WriterProcess {
     /// Complete lines received so far.
     private(set) var lines: [String] = []
 
-    /// The writer built next to this test bundle's sources: `.build/release` first (tests run with
-    /// `-c release`), then `.build/debug`.
+    /// The writer built with this test bundle (`BuiltProducts`: next to the bundle, else the
+    /// package's `.build/release`, then `.build/debug`).
     static func executable(filePath: String = #filePath) throws -> String {
-        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for configuration in ["release", "debug"] {
-            let candidate = root.appendingPathComponent(".build/\(configuration)/soundtrace-store-writer").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let candidate = BuiltProducts.path("soundtrace-store-writer", packageRoot: root)
+        guard FileManager.default.isExecutableFile(atPath: candidate) else {
+            throw TestFailure("soundtrace-store-writer is not built; build it first with: swift build -c release --product soundtrace-store-writer")
         }
-        throw TestFailure("soundtrace-store-writer is not built; build it first with: swift build -c release --product soundtrace-store-writer")
+        return candidate
     }
 
     /// Starts the writer on `database`, with its stderr appended to `stderrPath`.
