@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT_FLAGS := -c release
 
-.PHONY: run test setup build catalog catalog-audio bench clean
+.PHONY: run test test-libgpiod2 setup build catalog catalog-audio bench clean
 
 setup:
 	@scripts/setup.sh
@@ -27,12 +27,25 @@ run: build
 # Then the virtual board (docs/VIRTUAL-BOARD.md): Debian's kernel in qemu with a real loopback
 # sound card and gpio-sim, downloaded into a cache at run time (~3 min the first time, ~1 min after):
 # the smoke test, then the real static soundtraced driving gpio-sim lines.
+# GPIO goes through the installed libgpiod (1.6 on Debian 12; SOUNDTRACE_EXPECT_LIBGPIOD, the major
+# pkg-config reports, makes GPIODLibraryTests check the build used it); last, test-libgpiod2 does the
+# same for libgpiod 2 (docs/HARDWARE.md).
 test: setup
-	swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing
+	SOUNDTRACE_EXPECT_LIBGPIOD=$$(pkg-config --modversion libgpiod | cut -d. -f1) swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing
 	scripts/sanitizers.sh thread
 	bench/fuzz/run.sh --jobs 2 20
 	vm/smoke.sh
 	vm/daemon-board.sh
+	$(MAKE) test-libgpiod2
+
+# libgpiod 2 (Debian 13, Raspberry Pi OS trixie), which Debian 12 lacks: its C library from PyPI's
+# gpiod sources, built static into a cache (scripts/build-libgpiod2.sh); the GPIO tests on a build
+# against it (in .build/libgpiod2; SOUNDTRACE_EXPECT_LIBGPIOD fails them if the system's 1.6 header
+# was used), then the daemon's virtual-board checks with it linked in.
+test-libgpiod2: setup
+	pc=$$(scripts/build-libgpiod2.sh) && PKG_CONFIG_PATH=$$pc SOUNDTRACE_EXPECT_LIBGPIOD=2 \
+	  swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing --scratch-path .build/libgpiod2 --filter 'GPIO|LinesPanel|HardwareCheck'
+	vm/daemon-board.sh --libgpiod2
 
 # Re-render the sample recordings (needs FluidSynth) and rebuild the catalog file.
 catalog-audio:

@@ -31,12 +31,26 @@ let package = Package(
             pkgConfig: "alsa",
             providers: [.apt(["libasound2-dev"])]
         ),
-        // The kernel's GPIO character-device interface (ioctl wrappers; no library to link).
-        .systemLibrary(name: "CGPIO", path: "Sources/CGPIO"),
+        // libgpiod as installed: 1.6 from Debian 12's libgpiod-dev, or 2.x (Debian 13, or the static
+        // build of scripts/build-libgpiod2.sh found through PKG_CONFIG_PATH). Compile and link flags
+        // come from pkg-config only (see its shim.h).
+        .systemLibrary(
+            name: "CLibgpiod",
+            path: "Sources/CLibgpiod",
+            pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]
+        ),
+        // The few GPIO calls the daemon makes, one C implementation per libgpiod major, chosen at
+        // compile time from the installed <gpiod.h>; Swift sees only the shim's own header.
+        .target(
+            name: "CGPIOD",
+            dependencies: ["CLibgpiod"],
+            path: "Sources/CGPIOD"
+        ),
         // Hardware and OS edges: ALSA capture, GPIO lines, TCP, sd_notify.
         .target(
             name: "SoundtracePlatform",
-            dependencies: ["SoundtraceCore", "CALSA", "CGPIO"]
+            dependencies: ["SoundtraceCore", "CALSA", "CGPIOD"]
         ),
         .systemLibrary(
             name: "CSQLite",

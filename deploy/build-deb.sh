@@ -10,7 +10,8 @@
 #   deploy/build-deb.sh [--bin-dir DIR] [--out DIR]
 #
 # Build it on the kind of system it is for (e.g. on the Raspberry Pi OS release of the appliance):
-# the package depends on that release's library versions (glibc, ALSA, SQLite).
+# the package depends on that release's library versions (glibc, ALSA, SQLite, and libgpiod: libgpiod2
+# on bookworm, libgpiod3 on trixie; dpkg-shlibdeps names them from what the binaries load).
 set -euo pipefail
 
 program=build-deb.sh

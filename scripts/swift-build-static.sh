@@ -2,11 +2,17 @@
 # The deployed build: `swift build -c release` with the Swift standard library linked in
 # (-static-stdlib), GCC's C++ runtime (libstdc++) and unwinder (libgcc_eh) linked in as well, and
 # linked by the toolchain's lld with packed relocations and without exported symbols. glibc (2.36
-# or later), SQLite and ALSA stay shared libraries (ALSA loads its plugins with dlopen).
+# or later), SQLite, ALSA (which loads its plugins with dlopen) and libgpiod stay shared libraries.
 #
-#   scripts/swift-build-static.sh [more swift build arguments: --product P, --scratch-path DIR, …]
+#   scripts/swift-build-static.sh [--static-libgpiod] [more swift build arguments: --product P, --scratch-path DIR, …]
 #   scripts/swift-build-static.sh --swiftc-flags [--scratch-path DIR]   the same flags for swiftc,
 #                                                                        one a line (benchmark baselines)
+#
+# libgpiod is a shared library too (the package depends on libgpiod2), unless --static-libgpiod:
+# then the libgpiod.a next to the libgpiod that pkg-config finds is linked in (Debian's
+# libgpiod-dev ships one; scripts/build-libgpiod2.sh makes one of libgpiod 2 and puts its .pc on
+# PKG_CONFIG_PATH). The virtual board's daemon is linked that way (vm/daemon-board.sh), so that
+# the libgpiod under test is the one in the binary, whatever the guest has installed for gpioinfo.
 #
 # Each flag is there for the daemon's 10 MB memory budget, measured in bench/daemon (see
 # docs/BENCHMARKS.md); none changes what the code does:
@@ -38,13 +44,20 @@ command -v clang >/dev/null || die "the Swift toolchain's clang is not on PATH"
 
 scratch="$repo/.build"
 print_flags=no
+static_gpiod=no
 if [ "${1:-}" = --swiftc-flags ]; then print_flags=yes; shift; fi
 previous=
+passed=()
 for argument in "$@"; do
     [ "$previous" = --scratch-path ] && scratch=$argument
-    case "$argument" in --scratch-path=*) scratch=${argument#--scratch-path=} ;; esac
+    case "$argument" in
+        --scratch-path=*) scratch=${argument#--scratch-path=} ;;
+        --static-libgpiod) static_gpiod=yes; continue ;;
+    esac
+    passed+=("$argument")
     previous=$argument
 done
+set -- "${passed[@]+"${passed[@]}"}"
 
 archive=$(clang -print-file-name=libstdc++.a)
 [ "$archive" != libstdc++.a ] && [ -f "$archive" ] \
@@ -52,6 +65,45 @@ archive=$(clang -print-file-name=libstdc++.a)
 cxx_dir="$scratch/static-libstdc++"
 mkdir -p "$cxx_dir"
 ln -sfn "$archive" "$cxx_dir/libstdc++.a"
+
+# libgpiod's archive: the search-folder trick cannot work for it, because SwiftPM puts the other
+# libraries' -L/usr/lib/<triplet> (from their pkg-config files) ahead of any folder given here, and
+# libgpiod is linked only through pkg-config. So the archive's objects are joined into one
+# relocatable object (any linker takes all of an object, wherever it stands on the command line;
+# SwiftPM puts pkg-config's libraries before the program's objects) and a copy of the libgpiod.pc
+# that pkg-config finds, with Libs naming that file (-l:libgpiod.o), goes first on PKG_CONFIG_PATH.
+if [ "$static_gpiod" = yes ]; then
+    command -v pkg-config >/dev/null || die "pkg-config is missing: apt-get install pkg-config"
+    command -v ld >/dev/null || die "ld is missing: apt-get install binutils"
+    gpiod_libdir=$(pkg-config --variable=libdir libgpiod) \
+        || die "pkg-config knows no libgpiod: apt-get install libgpiod-dev (or put scripts/build-libgpiod2.sh's folder on PKG_CONFIG_PATH)"
+    gpiod_version=$(pkg-config --modversion libgpiod)
+    [ -f "$gpiod_libdir/libgpiod.a" ] \
+        || die "no static libgpiod.a in $gpiod_libdir (libgpiod $gpiod_version): apt-get install libgpiod-dev, which ships it"
+    mkdir -p "$scratch/static-libgpiod"
+    # Absolute: SwiftPM ignores relative PKG_CONFIG_PATH entries.
+    gpiod_dir=$(cd "$scratch/static-libgpiod" && pwd)
+    ld -r --whole-archive "$gpiod_libdir/libgpiod.a" -o "$gpiod_dir/libgpiod.o" \
+        || die "could not join $gpiod_libdir/libgpiod.a into one object"
+    cat >"$gpiod_dir/libgpiod.pc" <<EOF
+Name: libgpiod
+Description: libgpiod $gpiod_version from $gpiod_libdir, linked statically (swift-build-static.sh --static-libgpiod)
+Version: $gpiod_version
+Libs: -L$gpiod_dir -l:libgpiod.o
+Cflags: $(pkg-config --cflags libgpiod)
+EOF
+    export PKG_CONFIG_PATH="$gpiod_dir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+fi
+# SwiftPM keeps its build plan, pkg-config's answers included, until the package itself changes, so
+# a scratch folder last built with another libgpiod (shared or static, 1.6 or 2) would still link
+# that one. Remember the flags the plan was made with; when they differ, drop the plan (the
+# llbuild manifest), and SwiftPM makes a new one.
+mkdir -p "$scratch"
+gpiod_key=$(pkg-config --cflags --libs libgpiod 2>&1 || true)
+if [ "$print_flags" = no ] && [ "$(cat "$scratch/libgpiod.flags" 2>/dev/null)" != "$gpiod_key" ]; then
+    rm -f "$scratch"/*.yaml
+    printf '%s\n' "$gpiod_key" >"$scratch/libgpiod.flags"
+fi
 
 order="$repo/scripts/soundtraced.symbol-order"
 [ -f "$order" ] || die "$order is missing (scripts/symbol-order.py writes it)"
@@ -75,5 +127,8 @@ for binary in "$scratch/release/soundtraced" "$scratch/release/soundtrace"; do
     # grep without -q reads to the end, so readelf never dies of SIGPIPE (pipefail would report it).
     if readelf -d "$binary" | grep -E 'NEEDED.*\[lib(stdc\+\+|gcc_s)\.so' >/dev/null; then
         die "$binary still loads libstdc++.so or libgcc_s.so: the linker did not take $cxx_dir/libstdc++.a"
+    fi
+    if [ "$static_gpiod" = yes ] && readelf -d "$binary" | grep -E 'NEEDED.*\[libgpiod\.so' >/dev/null; then
+        die "$binary still loads libgpiod.so: the linker did not take $gpiod_libdir/libgpiod.a"
     fi
 done

@@ -6,34 +6,64 @@
 # protocol, then the sound card unbound mid-session and a hold for calm mode.
 # Exit status: the guest's (the number of failed CHECKs), 124/125 for a hung or crashed guest.
 #
+#   vm/daemon-board.sh              soundtraced built against Debian 12's libgpiod 1.6 (libgpiod-dev)
+#   vm/daemon-board.sh --libgpiod2  the same checks with soundtraced built against libgpiod 2
+#                                   (scripts/build-libgpiod2.sh: the C library of PyPI's gpiod sources)
+# Either way libgpiod is linked in statically (scripts/swift-build-static.sh --static-libgpiod), so
+# the library under test is the one in the binary, not the guest's (Debian's 1.6, for gpioinfo).
+#
 # SOUNDTRACED_VM_BIN=PATH uses that binary instead of building one (it should be the deployed build,
 # scripts/swift-build-static.sh: the dynamic Swift libraries would add 85 MB to the initramfs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+libgpiod=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --libgpiod2) libgpiod=2; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) die "unknown argument '$1' (known: --libgpiod2)" ;;
+  esac
+done
+run=daemon-board
+[ "$libgpiod" = 1 ] || run=daemon-board-libgpiod$libgpiod
+
 t_start=$(date +%s)
 "$vm_dir/fetch.sh"
 "$vm_dir/build-gpio-sim.sh" >/dev/null
 need_host python3 python3-minimal
+if [ "$libgpiod" = 2 ]; then
+  pc_dir=$("$repo_root/scripts/build-libgpiod2.sh") || die "could not build libgpiod 2 (scripts/build-libgpiod2.sh)"
+  export PKG_CONFIG_PATH=$pc_dir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+fi
 t_fetched=$(date +%s)
 
 bin=${SOUNDTRACED_VM_BIN:-}
 if [ -z "$bin" ]; then
-  # A scratch path of its own: the static build must not disturb the usual .build.
+  # A scratch path of its own (per libgpiod): the static build must not disturb the usual .build.
   scratch=${SOUNDTRACE_VM_SCRATCH:-${TMPDIR:-/tmp}/st-vm-static}
+  [ "$libgpiod" = 1 ] || scratch=$scratch-libgpiod$libgpiod
   swift_path=${SWIFT_BIN_DIR:-/opt/swift/usr/bin}
   [ -d "$swift_path" ] && PATH=$swift_path:$PATH
   command -v swift >/dev/null || die "swift is not on PATH (or set SOUNDTRACED_VM_BIN)"
-  say "building the deployed soundtraced (scripts/swift-build-static.sh) in $scratch"
-  "$repo_root/scripts/swift-build-static.sh" --product soundtraced --scratch-path "$scratch" >&2 \
+  say "building the deployed soundtraced with libgpiod $(pkg-config --modversion libgpiod) linked in (scripts/swift-build-static.sh) in $scratch"
+  "$repo_root/scripts/swift-build-static.sh" --static-libgpiod --product soundtraced --scratch-path "$scratch" >&2 \
     || die "swift build of soundtraced failed"
   bin=$scratch/release/soundtraced
 fi
 [ -x "$bin" ] || die "no soundtraced binary at $bin"
+# Which libgpiod is in the binary, by a function only that major has (nm reads to the end: no SIGPIPE).
+linked=$(nm "$bin" 2>/dev/null | awk '$2 ~ /^[Tt]$/ && $3 == "gpiod_chip_request_lines" { v = 2 }
+                                      $2 ~ /^[Tt]$/ && $3 == "gpiod_line_request_bulk" { v = 1 } END { print v }')
+if [ -z "$linked" ] && readelf -d "$bin" | grep -E 'NEEDED.*\[libgpiod\.so\.2\]' >/dev/null; then
+  linked=1  # libgpiod.so.2 is libgpiod 1.x's soname (2.x's is libgpiod.so.3)
+fi
+[ "$linked" = "$libgpiod" ] || die "$bin has libgpiod ${linked:-(none found)} in it, not libgpiod $libgpiod"
+say "$bin uses libgpiod $linked"
 t_built=$(date +%s)
 
 mkdir -p "$build" "$cache/logs"
-work=$(mktemp -d "$build/daemon-board.XXXXXX")
+work=$(mktemp -d "$build/$run.XXXXXX")
 mkdir -p "$work/payload"
 cp "$vm_dir/guest/daemon-board-guest.sh" "$vm_dir/guest/checks.sh" "$vm_dir/guest/board.sh" "$repo_root/catalog/soundtrace.catalog" "$work/payload/"
 # 12 s of the first catalog recording (from 30 s on) after 1 s of silence, as in the smoke test.
@@ -64,8 +94,8 @@ EOF
 
 # -b copies the binary with its C libraries (ALSA, SQLite, glibc), to a fixed guest path: its
 # host path may be under /tmp, which the guest's /init mounts a tmpfs over.
-"$vm_dir/mkinitramfs.sh" -o "$work/daemon-board.cpio" -m snd-aloop:pcm_substreams=1 -m gpio-sim \
+"$vm_dir/mkinitramfs.sh" -o "$work/$run.cpio" -m snd-aloop:pcm_substreams=1 -m gpio-sim \
   -b "$bin=/usr/bin/soundtraced" -p "$work/payload" -c 'sh /payload/daemon-board-guest.sh'
 t_initrd=$(date +%s)
 
-boot_and_report daemon-board "$work" DAEMON-BOARD-SUMMARY "fetch+gpio-sim $((t_fetched - t_start)) s, swift build $((t_built - t_fetched)) s, initramfs $((t_initrd - t_built)) s"
+boot_and_report "$run" "$work" DAEMON-BOARD-SUMMARY "fetch+gpio-sim $((t_fetched - t_start)) s, swift build $((t_built - t_fetched)) s, initramfs $((t_initrd - t_built)) s"

@@ -1,5 +1,5 @@
 /// The kiosk's physical lines — one button in, two LEDs and a buzzer out — as the daemon drives
-/// them. Implementations are named for their technology: the kernel's GPIO character device on
+/// them. Implementations are named for their technology: libgpiod (`GPIOPanelLines`) on
 /// a kiosk, a fake in tests. Levels are logical (true = pressed, lit, sounding); an implementation
 /// maps them to electrical levels (the button is active-low).
 public protocol PanelLines: AnyObject {

@@ -129,7 +129,7 @@ public enum DaemonRuntime {
         do {
             let lines = try GPIOPanelLines.open(configuration.lines)
             let placements = lines.placements.map { "\($0.role) \($0.place)" }.joined(separator: ", ")
-            DaemonLog.info("GPIO panel: \(placements); button debounced by \(lines.debouncedEdges ? "the kernel" : "soundtraced")\(configuration.muted ? "; buzzer muted" : "")")
+            DaemonLog.info("GPIO panel (libgpiod \(GPIODLibrary.version)): \(placements); button debounced by \(lines.debouncedEdges ? "the kernel" : "soundtraced")\(configuration.muted ? "; buzzer muted" : "")")
             return (LinesPanel(lines: lines, muted: configuration.muted, wake: { wake.signal() }), nil)
         } catch {
             DaemonLog.error("GPIO panel unavailable, showing state on the console instead (protocol and history work as usual; `soundtraced --check-hardware` tests the wiring): \(error)")

@@ -1,8 +1,8 @@
-import CGPIO
+import CGPIOD
 import Glibc
 
-/// One open `/dev/gpiochipN`: its label and the names, flags and consumers of its lines, read
-/// through the kernel's GPIO v2 character-device interface, and line requests on it.
+/// One open `/dev/gpiochipN`, through libgpiod: its label and line count, its lines found by name
+/// (with who holds them), and line requests on it.
 final class GPIOChip {
     struct Line {
         let offset: UInt32
@@ -13,82 +13,88 @@ final class GPIOChip {
 
     let path: String
     let label: String
-    let lines: [Line]
-    private let descriptor: Int32
+    let lineCount: Int
+    let handle: OpaquePointer
 
-    /// Opens the chip and reads the information of every line.
+    /// Opens the chip. libgpiod checks that the file is a GPIO character device first.
     init(path: String) throws(GPIOFault) {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
+        guard let handle = soundtrace_gpiod_chip_open(path) else {
             let code = errno
-            if code == EACCES || code == EPERM { throw .permissionDenied(paths: [path], names: []) }
-            throw .system(action: "open", path: path, reason: Self.reason(code))
-        }
-        var info = gpiochip_info()
-        guard soundtrace_gpio_chip_info(fd, &info) == 0 else {
-            let reason = Self.reason(errno)
-            Glibc.close(fd)
-            throw .system(action: "read the chip information of", path: path, reason: "\(reason) (not a GPIO chip?)")
-        }
-        var lines: [Line] = []
-        for offset in 0..<info.lines {
-            var line = gpio_v2_line_info()
-            line.offset = offset
-            guard soundtrace_gpio_line_info(fd, &line) == 0 else { continue }
-            lines.append(Line(offset: offset, name: Self.text(line.name), consumer: Self.text(line.consumer),
-                              used: line.flags & UInt64(GPIO_V2_LINE_FLAG_USED.rawValue) != 0))
+            switch code {
+            case EACCES, EPERM:
+                throw .permissionDenied(paths: [path], names: [])
+            case ENOTTY, ENODEV:
+                // libgpiod's answer for a file or device that is not a GPIO chip.
+                throw .system(action: "read the chip information of", path: path, reason: "\(Self.reason(code)) (not a GPIO chip?)")
+            default:
+                throw .system(action: "open", path: path, reason: Self.reason(code))
+            }
         }
         self.path = path
-        label = Self.text(info.label)
-        self.lines = lines
-        descriptor = fd
+        self.handle = handle
+        label = String(cString: soundtrace_gpiod_chip_label(handle))
+        lineCount = Int(soundtrace_gpiod_chip_line_count(handle))
     }
 
     deinit {
-        Glibc.close(descriptor)
+        soundtrace_gpiod_chip_close(handle)
     }
 
+    /// The first line called `name` (names are case-sensitive), or nil when the chip has none.
+    func line(named name: String) -> Line? {
+        let offset = soundtrace_gpiod_find_line(handle, name)
+        guard offset >= 0 else { return nil }
+        // The name matched; who holds the line decides whether it can be requested.
+        return info(UInt32(offset)) ?? Line(offset: UInt32(offset), name: name, consumer: "", used: false)
+    }
+
+    /// The kernel's information about one line, or nil when it cannot be read.
+    func info(_ offset: UInt32) -> Line? {
+        var info = soundtrace_gpiod_line_info()
+        guard soundtrace_gpiod_read_line_info(handle, offset, &info) == 0 else { return nil }
+        return Line(offset: offset, name: Self.text(info.name), consumer: Self.text(info.consumer), used: info.used)
+    }
+
+    /// For error messages: the first named lines show the board's naming scheme. Read only then.
     var summary: GPIOChipSummary {
-        GPIOChipSummary(path: path, label: label, lineCount: lines.count, sampleNames: Array(lines.map(\.name).filter { !$0.isEmpty }.prefix(8)))
+        var names: [String] = []
+        var offset: UInt32 = 0
+        while names.count < 8, Int(offset) < lineCount {
+            if let line = info(offset), !line.name.isEmpty { names.append(line.name) }
+            offset += 1
+        }
+        return GPIOChipSummary(path: path, label: label, lineCount: lineCount, sampleNames: names)
     }
 
-    /// Requests one line with `flags`, optionally with a debounce period (µs) or initial output
-    /// values; returns the request's descriptor.
-    func request(_ line: Line, flags: UInt64, debounceMicroseconds: UInt32?, consumer: String) throws(GPIOFault) -> Int32 {
-        var request = gpio_v2_line_request()
-        request.num_lines = 1
-        withUnsafeMutableBytes(of: &request.offsets) { $0.storeBytes(of: line.offset, as: UInt32.self) }
-        withUnsafeMutableBytes(of: &request.consumer) { bytes in
-            for (index, byte) in consumer.utf8.prefix(bytes.count - 1).enumerated() { bytes[index] = byte }
-        }
-        request.config.flags = flags
-        var attribute = gpio_v2_line_config_attribute()
-        attribute.mask = 1
-        if let debounceMicroseconds {
-            attribute.attr.id = GPIO_V2_LINE_ATTR_ID_DEBOUNCE.rawValue
-            attribute.attr.debounce_period_us = debounceMicroseconds
-        } else {
-            // Outputs start inactive (dark, silent) rather than at whatever the pin held.
-            attribute.attr.id = GPIO_V2_LINE_ATTR_ID_OUTPUT_VALUES.rawValue
-            attribute.attr.values = 0
-        }
-        withUnsafeMutableBytes(of: &request.config.attrs) { $0.storeBytes(of: attribute, as: gpio_v2_line_config_attribute.self) }
-        request.config.num_attrs = 1
-        guard soundtrace_gpio_request_lines(descriptor, &request) == 0, request.fd > 0 else {
+    /// Requests `line` as the button: input, active-low, pull-up, both edges; debounced by the
+    /// kernel when `debounceMicroseconds` is above 0 (libgpiod 2 only: GPIODLibrary.offersKernelDebounce).
+    func requestButton(_ line: Line, debounceMicroseconds: UInt32, consumer: String) throws(GPIOFault) -> GPIOLineRequest {
+        try request(line) { soundtrace_gpiod_request_button(handle, line.offset, consumer, debounceMicroseconds) }
+    }
+
+    /// Requests `line` as an output starting inactive (dark, silent) rather than at whatever the pin held.
+    func requestOutput(_ line: Line, consumer: String) throws(GPIOFault) -> GPIOLineRequest {
+        try request(line) { soundtrace_gpiod_request_output(handle, line.offset, consumer) }
+    }
+
+    private func request(_ line: Line, _ call: () -> OpaquePointer?) throws(GPIOFault) -> GPIOLineRequest {
+        guard let request = call() else {
             let code = errno
             if code == EBUSY {
-                throw .busy(name: line.name, chip: path, offset: line.offset, consumer: line.consumer)
+                // Taken between the look-up and the request: say who holds it now.
+                let holder = info(line.offset)?.consumer ?? line.consumer
+                throw .busy(name: line.name, chip: path, offset: line.offset, consumer: holder)
             }
             throw .system(action: "request line \(line.offset) (\(line.name)) of", path: path, reason: Self.reason(code))
         }
-        return request.fd
+        return GPIOLineRequest(handle: request, chip: self)
     }
 
     static func reason(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
 
-    /// A NUL-terminated name from a fixed-size C field.
+    /// A NUL-terminated text from a fixed-size C field.
     private static func text<T>(_ field: T) -> String {
         withUnsafeBytes(of: field) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)

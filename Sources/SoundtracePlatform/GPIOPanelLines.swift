@@ -1,27 +1,28 @@
-import CGPIO
 import Glibc
 import SoundtraceCore
 
-/// The panel on real GPIO lines through the kernel's character-device interface (uAPI v2, the
-/// interface libgpiod 2 wraps; Linux 5.10 and later): lines are found by name on whichever chip
-/// has them, the button is an active-low input with the pull-up and both edges (debounced by the
-/// kernel when it accepts a debounce period), the LEDs and the buzzer are outputs starting inactive.
+/// The panel on real GPIO lines through libgpiod (1.6 or 2.x, whichever the build found; see
+/// `GPIODLibrary`): lines are found by name on whichever chip has them, the button is an
+/// active-low input with the pull-up and both edges (debounced by the kernel where libgpiod 2
+/// can ask for it and the kernel accepts), the LEDs and the buzzer are outputs starting inactive.
 ///
 /// Threading: one owner (the daemon's main loop) reads and writes; nothing here blocks.
 public final class GPIOPanelLines: PanelLines {
     /// Where each role's line was found, e.g. `GPIO17 (/dev/gpiochip0 line 17)`, for logs.
     public let placements: [(role: String, place: String)]
     public let debouncedEdges: Bool
-    private let button: Int32
-    private let outputs: [Int32]  // listening LED, result LED, buzzer
-    private var closed = false
+    private var button: GPIOLineRequest?
+    private var outputs: [GPIOLineRequest]  // listening LED, result LED, buzzer
 
     /// The consumer label other programs (`gpioinfo`) see on our lines.
     public static let consumer = "soundtraced"
 
+    /// The most edges read at once: the kernel queues at most 16 per line.
+    private static let edgeBatch = 16
+
     /// Finds the four lines on the chips in `directory` and requests them. `debounceMilliseconds`
-    /// is asked of the kernel for the button; when the kernel refuses it, edges come undebounced
-    /// (`debouncedEdges` is false) and the reader debounces them.
+    /// is asked of the kernel for the button where libgpiod can; when it cannot or the kernel
+    /// refuses, edges come undebounced (`debouncedEdges` is false) and the reader debounces them.
     public static func open(_ names: PanelLineNames, directory: String = "/dev", debounceMilliseconds: Int = 30) throws(GPIOFault) -> GPIOPanelLines {
         let paths = chipPaths(in: directory)
         guard !paths.isEmpty else { throw .noChips(directory: directory) }
@@ -38,7 +39,7 @@ public final class GPIOPanelLines: PanelLines {
         var found: [(GPIOChip, GPIOChip.Line)] = []
         var missing: [String] = []
         for (_, name) in names.roles {
-            if let hit = chips.lazy.compactMap({ chip in chip.lines.first { $0.name == name }.map { (chip, $0) } }).first {
+            if let hit = chips.lazy.compactMap({ chip in chip.line(named: name).map { (chip, $0) } }).first {
                 found.append(hit)
             } else {
                 missing.append(name)
@@ -52,39 +53,36 @@ public final class GPIOPanelLines: PanelLines {
         for (chip, line) in found where line.used {
             throw .busy(name: line.name, chip: chip.path, offset: line.offset, consumer: line.consumer)
         }
-        var descriptors: [Int32] = []
-        func release() { for fd in descriptors { Glibc.close(fd) } }
-        let inputFlags = UInt64(GPIO_V2_LINE_FLAG_INPUT.rawValue) | UInt64(GPIO_V2_LINE_FLAG_ACTIVE_LOW.rawValue)
-            | UInt64(GPIO_V2_LINE_FLAG_BIAS_PULL_UP.rawValue) | UInt64(GPIO_V2_LINE_FLAG_EDGE_RISING.rawValue)
-            | UInt64(GPIO_V2_LINE_FLAG_EDGE_FALLING.rawValue)
-        var debounced = true
-        do {
-            let (chip, line) = found[0]
-            let fd: Int32
+        // Requests made before a failure are released when they go out of scope here.
+        let (chip, line) = found[0]
+        var button: GPIOLineRequest?
+        if GPIODLibrary.offersKernelDebounce {
             do {
-                fd = try chip.request(line, flags: inputFlags, debounceMicroseconds: UInt32(debounceMilliseconds * 1000), consumer: consumer)
+                button = try chip.requestButton(line, debounceMicroseconds: UInt32(debounceMilliseconds * 1000), consumer: consumer)
             } catch let error where !isBusy(error) {
                 // A kernel or chip without debounce: take the edges raw and debounce them here.
-                fd = try chip.request(line, flags: inputFlags, debounceMicroseconds: nil, consumer: consumer)
-                debounced = false
             }
-            descriptors.append(fd)
-            let status = fcntl(fd, F_GETFL)
-            _ = fcntl(fd, F_SETFL, status | O_NONBLOCK)
-            for (chip, line) in found.dropFirst() {
-                descriptors.append(try chip.request(line, flags: UInt64(GPIO_V2_LINE_FLAG_OUTPUT.rawValue), debounceMicroseconds: nil, consumer: consumer))
-            }
-        } catch {
-            release()
-            throw error
+        }
+        let debounced = button != nil
+        let input: GPIOLineRequest
+        if let button {
+            input = button
+        } else {
+            input = try chip.requestButton(line, debounceMicroseconds: 0, consumer: consumer)
+        }
+        let status = fcntl(input.descriptor, F_GETFL)
+        _ = fcntl(input.descriptor, F_SETFL, status | O_NONBLOCK)
+        var outputs: [GPIOLineRequest] = []
+        for (chip, line) in found.dropFirst() {
+            outputs.append(try chip.requestOutput(line, consumer: consumer))
         }
         let placements = zip(names.roles, found).map { role, hit in
             (role.role, "\(hit.1.name) (\(hit.0.path) line \(hit.1.offset))")
         }
-        return GPIOPanelLines(button: descriptors[0], outputs: Array(descriptors.dropFirst()), debounced: debounced, placements: placements)
+        return GPIOPanelLines(button: input, outputs: outputs, debounced: debounced, placements: placements)
     }
 
-    private init(button: Int32, outputs: [Int32], debounced: Bool, placements: [(role: String, place: String)]) {
+    private init(button: GPIOLineRequest, outputs: [GPIOLineRequest], debounced: Bool, placements: [(role: String, place: String)]) {
         self.button = button
         self.outputs = outputs
         debouncedEdges = debounced
@@ -97,54 +95,50 @@ public final class GPIOPanelLines: PanelLines {
 
     /// Turns the outputs off and releases the lines. Safe to call more than once.
     public func close() {
-        guard !closed else { return }
-        closed = true
+        guard button != nil else { return }
         try? set(.dark)
-        Glibc.close(button)
-        for fd in outputs { Glibc.close(fd) }
+        // Releasing the requests releases the lines, then the chips close.
+        button = nil
+        outputs = []
     }
 
-    public var buttonDescriptor: Int32 { closed ? -1 : button }
+    public var buttonDescriptor: Int32 { button?.descriptor ?? -1 }
 
     public func readButtonEdges() throws(PanelLinesFault) -> [ButtonEdge] {
-        let capacity = 16
-        let size = MemoryLayout<gpio_v2_line_event>.stride
         var edges: [ButtonEdge] = []
-        var events = [gpio_v2_line_event](repeating: gpio_v2_line_event(), count: capacity)
-        while !closed {
-            let count = events.withUnsafeMutableBytes { read(button, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { break }
-                throw PanelLinesFault("cannot read the button's edges: \(GPIOChip.reason(errno))")
+        while let button {
+            let batch: [GPIOLineRequest.Edge]
+            do {
+                batch = try button.readEdges(capacity: Self.edgeBatch)
+            } catch {
+                if error.code == EINTR { continue }
+                if error.code == EAGAIN || error.code == EWOULDBLOCK { break }
+                throw PanelLinesFault("cannot read the button's edges: \(error.reason)")
             }
-            let whole = count / size
-            for event in events.prefix(whole) {
+            for event in batch {
                 // Active-low line: a rising edge is inactive → active, i.e. the button went down.
-                edges.append(ButtonEdge(pressed: event.id == GPIO_V2_LINE_EVENT_RISING_EDGE.rawValue,
-                                        at: Int64(event.timestamp_ns / 1_000_000)))
+                edges.append(ButtonEdge(pressed: event.rising, at: Int64(event.nanoseconds / 1_000_000)))
             }
-            if whole < capacity { break }
+            if batch.count < Self.edgeBatch { break }
         }
         return edges
     }
 
     public func buttonIsPressed() throws(PanelLinesFault) -> Bool {
-        var values = gpio_v2_line_values()
-        values.mask = 1
-        guard soundtrace_gpio_get_values(button, &values) == 0 else {
-            throw PanelLinesFault("cannot read the button's level: \(GPIOChip.reason(errno))")
+        guard let button else { throw PanelLinesFault("cannot read the button's level: the GPIO lines were released") }
+        do {
+            return try button.isActive()
+        } catch {
+            throw PanelLinesFault("cannot read the button's level: \(error.reason)")
         }
-        return values.bits & 1 != 0
     }
 
     public func set(_ levels: PanelLevels) throws(PanelLinesFault) {
-        for (fd, on) in zip(outputs, [levels.listening, levels.result, levels.buzzer]) {
-            var values = gpio_v2_line_values()
-            values.mask = 1
-            values.bits = on ? 1 : 0
-            guard soundtrace_gpio_set_values(fd, &values) == 0 else {
-                throw PanelLinesFault("cannot drive an output line: \(GPIOChip.reason(errno))")
+        for (output, on) in zip(outputs, [levels.listening, levels.result, levels.buzzer]) {
+            do {
+                try output.drive(on)
+            } catch {
+                throw PanelLinesFault("cannot drive an output line: \(error.reason)")
             }
         }
     }

@@ -242,6 +242,14 @@ import Testing
         // The daemon's C libraries (once it links them) and the user-creating tool.
         #expect(dependedOn.contains("libasound2"))
         #expect(dependedOn.contains("systemd"))
+        // GPIO goes through libgpiod, shared in the package (docs/HARDWARE.md): its package is a
+        // dependency, whichever major the build machine has (libgpiod2 on bookworm, libgpiod3 on trixie).
+        let daemonLibraries = try Command.run(["objdump", "-p", tree + "/usr/bin/soundtraced"]).stdout
+        #expect(daemonLibraries.split(separator: "\n").contains { line in
+            let parts = line.split(separator: " ")
+            return parts.count == 2 && parts[0] == "NEEDED" && parts[1].hasPrefix("libgpiod.so.")
+        }, "\(daemonLibraries)")
+        #expect(dependedOn.contains { $0.hasPrefix("libgpiod") }, "\(depends)")
     }
 
     /// The Debian package that provides a shared library, looked up the way the dynamic linker finds it.

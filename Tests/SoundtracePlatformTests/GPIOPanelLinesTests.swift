@@ -4,8 +4,8 @@ import SoundtraceCore
 @testable import SoundtracePlatform
 import Testing
 
-/// What can be checked of the GPIO backend without a GPIO chip: finding chips, and that every
-/// failure says what failed and what to do. The lines themselves are exercised on the virtual
+/// What can be checked of the GPIO backend without a GPIO chip: finding chips, libgpiod telling
+/// chips from other files, and that every failure says what failed and what to do. The lines themselves are exercised on the virtual
 /// board (gpio-sim) and on a kiosk.
 @Suite struct GPIOPanelLinesTests {
     private func temporaryFolder() throws -> String {
@@ -40,6 +40,19 @@ import Testing
         } catch {
             #expect(error.description.hasPrefix("cannot read the chip information of \(folder)/gpiochip0: "))
             #expect(error.description.hasSuffix("(not a GPIO chip?)"))
+        }
+    }
+
+    @Test func aDeviceThatIsNotAChipIsReportedWithTheCause() throws {
+        // A character device of another subsystem: libgpiod checks the device's sysfs entry.
+        let folder = try temporaryFolder()
+        try #require(symlink("/dev/null", folder + "/gpiochip0") == 0)
+        do {
+            _ = try GPIOPanelLines.open(PanelLineNames(), directory: folder)
+            Issue.record("opened /dev/null as a GPIO chip")
+        } catch {
+            #expect(error.description.hasPrefix("cannot read the chip information of \(folder)/gpiochip0: "), "\(error)")
+            #expect(error.description.hasSuffix("(not a GPIO chip?)"), "\(error)")
         }
     }
 

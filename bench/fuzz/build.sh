@@ -14,13 +14,13 @@ repo=$(cd "$here/../.." && pwd)
 out=${1:-/tmp/soundtrace-fuzz/$(printf '%s' "$here" | cksum | cut -d ' ' -f 1)/build}
 shift $(( $# > 0 ? 1 : 0 ))
 command -v swiftc >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
-mkdir -p "$out/maps/CKissFFT"
+mkdir -p "$out/maps/CKissFFT" "$out/maps/CGPIOD"
 [ -f "$repo/Sources/CKissFFT/vendor/kiss_fft.c" ] || "$repo/scripts/fetch-kissfft.sh"
 
 # -O as in the shipped build (bounds and overflow checks stay on); -enable-testing so harnesses
 # reach internal parsers through @testable import; Swift 6 mode, as Package.swift sets.
 swift_flags=(-swift-version 6 -O -enable-testing -sanitize=fuzzer,address -parse-as-library -I "$out"
-             -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$repo/Sources/CGPIO")
+             -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$out/maps/CGPIOD")
 
 # Whether $1 is missing or older than any of the other files.
 stale() {
@@ -40,10 +40,27 @@ if stale "$out/CKissFFT.o" "$repo/Sources/CKissFFT" "$0"; then
   clang -O2 -fsanitize=fuzzer-no-link,address -c "$repo/Sources/CKissFFT/kissfft_fixed.c" -o "$out/CKissFFT.o"
 fi
 
+# The GPIO shim (Sources/CGPIOD, which SoundtracePlatform imports) likewise: a module map for its
+# header, and its two files (one per libgpiod major; the installed <gpiod.h> empties the other)
+# joined into one object. Harnesses that link SoundtracePlatform link libgpiod too.
+printf 'module CGPIOD {\n    header "%s"\n    export *\n}\n' "$repo/Sources/CGPIOD/include/soundtrace_gpiod.h" \
+  > "$out/maps/CGPIOD/module.modulemap.new"
+cmp -s "$out/maps/CGPIOD/module.modulemap.new" "$out/maps/CGPIOD/module.modulemap" 2>/dev/null \
+  || mv "$out/maps/CGPIOD/module.modulemap.new" "$out/maps/CGPIOD/module.modulemap"
+rm -f "$out/maps/CGPIOD/module.modulemap.new"
+if stale "$out/CGPIOD.o" "$repo/Sources/CGPIOD" "$0"; then
+  echo "build: CGPIOD"
+  for major in 1 2; do
+    clang -O2 -fsanitize=fuzzer-no-link,address $(pkg-config --cflags libgpiod) -I "$repo/Sources/CGPIOD/include" \
+      -c "$repo/Sources/CGPIOD/gpiod_v$major.c" -o "$out/CGPIOD-v$major.o"
+  done
+  ld -r -o "$out/CGPIOD.o" "$out/CGPIOD-v1.o" "$out/CGPIOD-v2.o"
+fi
+
 # module NAME: one object and module for Sources/NAME, in dependency order.
 module() {
   local name=$1
-  if stale "$out/$name.o" "$repo/Sources/$name" "$0" "$out/CKissFFT.o" $(printf '%s ' "${built[@]/#/$out/}"); then
+  if stale "$out/$name.o" "$repo/Sources/$name" "$0" "$out/CKissFFT.o" "$out/CGPIOD.o" $(printf '%s ' "${built[@]/#/$out/}"); then
     echo "build: $name"
     swiftc "${swift_flags[@]}" -module-name "$name" -wmo -c -emit-module -emit-module-path "$out/$name.swiftmodule" \
       -o "$out/$name.o" "$repo"/Sources/"$name"/*.swift
@@ -62,8 +79,8 @@ objects() {
   case "$1" in
     config) echo SoundtraceCore.o ;;
     catalog|wav) echo CKissFFT.o SoundtraceFingerprint.o ;;
-    request|faults) echo SoundtraceCore.o SoundtracePlatform.o ;;
-    manifest|reply) echo CKissFFT.o SoundtraceCore.o SoundtraceFingerprint.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
+    request|faults) echo SoundtraceCore.o CGPIOD.o SoundtracePlatform.o ;;
+    manifest|reply) echo CKissFFT.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
     *) echo "build: no module list for harness '$1'" >&2; return 1 ;;
   esac
 }
@@ -80,7 +97,7 @@ for harness in "${harnesses[@]}"; do
     # lld: the toolchain's gold prints a warning for every ASan helper symbol it cannot export.
     swiftc "${swift_flags[@]}" -use-ld=lld -module-name "Fuzz_$harness" -o "$out/fuzz-$harness" \
       "$here/harness/$harness.swift" "$here"/shared/*.swift "${paths[@]}" \
-      $(case " ${list[*]} " in *" SoundtracePlatform.o "*) echo -lasound ;; esac) || { echo "build: fuzz-$harness FAILED" >&2; failed=1; }
+      $(case " ${list[*]} " in *" SoundtracePlatform.o "*) echo -lasound $(pkg-config --libs libgpiod) ;; esac) || { echo "build: fuzz-$harness FAILED" >&2; failed=1; }
   fi
 done
 exit $failed
