@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Soundtrace from a source checkout: the two binaries, the systemd unit, the sysusers entry,
 # the default configuration and a random LAN token (never over existing ones), the catalog, the udev
-# rules and the man pages.
+# rules, the man pages and the bash completion.
 #
 #   deploy/install.sh [--bin-dir DIR] [--enable]        install into / (as root)
 #   DESTDIR=/tmp/stage deploy/install.sh                 staged install (no root needed, nothing run)
@@ -66,7 +66,7 @@ for binary in soundtraced soundtrace; do
 done
 for input in deploy/soundtraced.service deploy/sysusers.d/soundtrace.conf deploy/soundtraced.conf \
              catalog/soundtrace.catalog udev/60-soundtrace-gpio.rules \
-             udev/70-soundtrace-usb-mic.rules.template man/soundtraced.8; do
+             udev/70-soundtrace-usb-mic.rules.template man/soundtraced.8 deploy/bash-completion/soundtrace; do
     [ -f "$root/$input" ] || die "missing $input in $root (is this a complete checkout?)"
 done
 command -v gzip >/dev/null || die "gzip is needed to install the man pages (apt-get install gzip)"
@@ -94,6 +94,8 @@ put 0644 "$root/udev/60-soundtrace-gpio.rules" /usr/lib/udev/rules.d/60-soundtra
 # A template to fill in, so it goes beside the catalog, not into rules.d (see the file's comments).
 put 0644 "$root/udev/70-soundtrace-usb-mic.rules.template" /usr/share/soundtrace/70-soundtrace-usb-mic.rules.template
 put_man "$root/man/soundtraced.8" 8
+# Where Debian's bash-completion looks for a command's completion on its first TAB.
+put 0644 "$root/deploy/bash-completion/soundtrace" /usr/share/bash-completion/completions/soundtrace
 # The CLI's page is optional here so that an older checkout still installs.
 if [ -f "$root/man/soundtrace.1" ]; then
     put_man "$root/man/soundtrace.1" 1

@@ -92,6 +92,7 @@ import Testing
         ("/usr/lib/udev/rules.d/60-soundtrace-gpio.rules", 0o644),
         ("/usr/share/soundtrace/70-soundtrace-usb-mic.rules.template", 0o644),
         ("/usr/share/man/man8/soundtraced.8.gz", 0o644),
+        ("/usr/share/bash-completion/completions/soundtrace", 0o644),
         ("/etc/soundtrace/token", 0o640),
     ]
 
