@@ -24,6 +24,8 @@ run: build
 # 4½–8 min on a fresh 2-core machine), failing on any report (docs/RELIABILITY.md;
 # `scripts/sanitizers.sh address` is the AddressSanitizer run, kept out of `make test`).
 # Then every fuzz harness for 20 s from its seeds, two at once (docs/RELIABILITY.md).
+# Then the protocol stress test, short: 20,000 lines and 500 connection-churn operations against the
+# real soundtraced over loopback (docs/RELIABILITY.md; the full run is 1,000,000 lines).
 # Then the virtual board (docs/VIRTUAL-BOARD.md): Debian's kernel in qemu with a real loopback
 # sound card and gpio-sim, downloaded into a cache at run time (~3 min the first time, ~1 min after):
 # the smoke test, then the real static soundtraced driving gpio-sim lines.
@@ -34,6 +36,7 @@ test: setup
 	SOUNDTRACE_EXPECT_LIBGPIOD=$$(pkg-config --modversion libgpiod | cut -d. -f1) swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing
 	scripts/sanitizers.sh thread
 	bench/fuzz/run.sh --jobs 2 20
+	bench/protocol-stress/run.sh --lines 20000 --churn 500
 	vm/smoke.sh
 	vm/daemon-board.sh
 	$(MAKE) test-libgpiod2

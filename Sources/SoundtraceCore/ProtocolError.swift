@@ -22,6 +22,11 @@ public struct ProtocolError: Error, Sendable, Equatable {
         self.message = message
     }
 
+    /// The answer to a command word the table does not have.
+    public static func unknown(command: String) -> ProtocolError {
+        ProtocolError(.unknownCommand, command: command, "unknown command \"\(command)\"; send `commands` for the list")
+    }
+
     /// The error line, without its newline.
     public var line: String {
         "ACK [\(code.rawValue)@0] {\(ProtocolText.sanitized(command))} \(ProtocolText.sanitized(message))"

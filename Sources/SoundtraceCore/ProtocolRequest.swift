@@ -77,7 +77,7 @@ public struct ProtocolRequest: Sendable, Equatable {
     /// anything runs.
     public func check(permission: ProtocolPermission) -> Result<ProtocolCommand, ProtocolError> {
         guard let entry = ProtocolCommand.named(command) else {
-            return .failure(ProtocolError(.unknownCommand, command: command, "unknown command \"\(command)\"; send `commands` for the list"))
+            return .failure(.unknown(command: command))
         }
         guard permission >= entry.permission else {
             return .failure(ProtocolError(.permission, command: command, "this connection may only read; present the token first (`token SECRET`)"))

@@ -3,51 +3,39 @@ import SoundtraceCore
 import SoundtraceFingerprint
 
 extension Appliance {
-    private func loadedCatalogLocked(_ command: String) -> Result<Catalog, ProtocolError> {
+    private func loadedCatalogLocked(_ command: String) throws(ProtocolError) -> Catalog {
         guard let catalog = catalogSlot.catalog else {
-            return .failure(ProtocolError(.unavailable, command: command, "no usable catalog: \(catalogSlot.problem ?? "none loaded")"))
+            throw ProtocolError(.unavailable, command: command, "no usable catalog: \(catalogSlot.problem ?? "none loaded")")
         }
-        return .success(catalog)
+        return catalog
     }
 
-    func catalogLocked(_ rangeText: String?) -> CommandOutcome {
-        let range: ProtocolRange
-        switch ProtocolRange.parse(rangeText, command: "catalog") {
-        case let .success(parsed): range = parsed
-        case let .failure(error): return .error(error)
-        }
-        switch loadedCatalogLocked("catalog") {
-        case let .failure(error):
-            return .error(error)
-        case let .success(catalog):
-            let page = catalog.references.dropFirst(range.start).prefix(range.end - range.start)
-            return .reply(page.flatMap { reference -> [(String, String)] in
-                let audio = reference.audio
-                return [("reference", audio.id), ("title", audio.title), ("creator", audio.creator), ("license", audio.license),
-                        ("duration", ProtocolValues.seconds(CatalogSlot.durationMilliseconds(reference, parameters: catalog.parameters)))]
-            })
-        }
-    }
-
-    func referenceLocked(_ id: String) -> CommandOutcome {
-        switch loadedCatalogLocked("reference") {
-        case let .failure(error):
-            return .error(error)
-        case let .success(catalog):
-            guard let reference = catalog.reference(id: id) else {
-                return .error(ProtocolError(.notFound, command: "reference", "no reference \"\(id)\" in the catalog; `catalog` lists them"))
-            }
+    func catalogLocked(_ rangeText: String?) throws(ProtocolError) -> CommandOutcome {
+        let range = try ProtocolRange.parse(rangeText, command: "catalog").get()
+        let catalog = try loadedCatalogLocked("catalog")
+        let page = catalog.references.dropFirst(range.start).prefix(range.end - range.start)
+        return .reply(page.flatMap { reference -> [(String, String)] in
             let audio = reference.audio
-            var pairs: [(String, String)] = [
-                ("reference", audio.id), ("title", audio.title), ("creator", audio.creator), ("license", audio.license),
-                ("duration", ProtocolValues.seconds(CatalogSlot.durationMilliseconds(reference, parameters: catalog.parameters))),
-                ("source_file", audio.sourceFile),
-            ]
-            pairs += audio.metadata.map { ("meta", "\($0.key)=\($0.value)") }
-            let favorite = (try? store?.isFavorite(referenceId: audio.id)) ?? false
-            pairs.append(("favorite", ProtocolValues.yesNo(favorite)))
-            return .reply(pairs)
+            return [("reference", audio.id), ("title", audio.title), ("creator", audio.creator), ("license", audio.license),
+                    ("duration", ProtocolValues.seconds(CatalogSlot.durationMilliseconds(reference, parameters: catalog.parameters)))]
+        })
+    }
+
+    func referenceLocked(_ id: String) throws(ProtocolError) -> CommandOutcome {
+        let catalog = try loadedCatalogLocked("reference")
+        guard let reference = catalog.reference(id: id) else {
+            throw ProtocolError(.notFound, command: "reference", "no reference \"\(id)\" in the catalog; `catalog` lists them")
         }
+        let audio = reference.audio
+        var pairs: [(String, String)] = [
+            ("reference", audio.id), ("title", audio.title), ("creator", audio.creator), ("license", audio.license),
+            ("duration", ProtocolValues.seconds(CatalogSlot.durationMilliseconds(reference, parameters: catalog.parameters))),
+            ("source_file", audio.sourceFile),
+        ]
+        pairs += audio.metadata.map { ("meta", "\($0.key)=\($0.value)") }
+        let favorite = (try? store?.isFavorite(referenceId: audio.id)) ?? false
+        pairs.append(("favorite", ProtocolValues.yesNo(favorite)))
+        return .reply(pairs)
     }
 
     /// What the catalog covers and how an owner adds recordings, as lines for people.

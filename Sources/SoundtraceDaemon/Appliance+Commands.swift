@@ -2,40 +2,13 @@ import SoundtraceCore
 import SoundtracePlatform
 
 extension Appliance {
-    /// Runs a command whose permission and argument count were checked.
-    func executeLocked(_ request: ProtocolRequest, client: LineServer.Client) -> CommandOutcome {
-        let arguments = request.arguments
-        switch request.command {
-        case "ping": return .reply([])
-        case "commands": return commandsLocked(client)
-        case "token": return tokenLocked(arguments[0], client: client)
-        case "idle": return idleLocked(arguments, client: client)
-        case "status": return .reply(statusPairsLocked())
-        case "session": return sessionLocked(arguments[0])
-        case "listen":
-            switch startSessionLocked() {
-            case let .success(session):
-                return .reply(sessionPairs(recent.last { $0.session.token == session.token } ?? SessionRecord(session: session, eventId: nil)))
-            case let .failure(error): return .error(error)
-            }
-        case "cancel":
-            return cancelLocked(arguments.first)
-        case "history": return historyLocked(arguments.first)
-        case "show": return showLocked(arguments[0])
-        case "share": return shareLocked(arguments[0])
-        case "delete": return deleteLocked(arguments[0])
-        case "favorite": return favoriteLocked(arguments[0], on: true)
-        case "unfavorite": return favoriteLocked(arguments[0], on: false)
-        case "favorites": return favoritesLocked()
-        case "catalog": return catalogLocked(arguments.first)
-        case "reference": return referenceLocked(arguments[0])
-        case "guide": return guideLocked()
-        default:
-            return .error(ProtocolError(.unknownCommand, command: request.command, "unknown command \"\(request.command)\"; send `commands` for the list"))
-        }
+    /// The reply to `listen`: the new session as `session` would describe it.
+    func listenLocked() throws(ProtocolError) -> CommandOutcome {
+        let session = try startSessionLocked().get()
+        return .reply(sessionPairs(recent.last { $0.session.token == session.token } ?? SessionRecord(session: session, eventId: nil)))
     }
 
-    private func commandsLocked(_ client: LineServer.Client) -> CommandOutcome {
+    func commandsLocked(_ client: LineServer.Client) -> CommandOutcome {
         let permission = clients[client.id]?.permission ?? .read
         return .reply(ProtocolCommand.all.filter { $0.permission <= permission }.map { ("command", $0.name) })
     }
@@ -44,11 +17,11 @@ extension Appliance {
     /// connections, `TokenThrottle` doubles the wait of every further attempt from the same
     /// address (a right token too, so its timing tells nothing), so guessing by reconnecting costs
     /// minutes per try. The comparison takes the same time wherever the guess goes wrong.
-    private func tokenLocked(_ presented: String, client: LineServer.Client) -> CommandOutcome {
+    func tokenLocked(_ presented: String, client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
         guard var state = clients[client.id] else { return .waiting }
         guard let expected = environment.token else {
             if client.isLoopback { return .reply([("permission", "control")]) }
-            return .error(ProtocolError(.wrongToken, command: "token", "no token is configured on this appliance"))
+            throw ProtocolError(.wrongToken, command: "token", "no token is configured on this appliance")
         }
         let address = Self.address(of: client.peer)
         let now = environment.monotonic()
@@ -104,32 +77,28 @@ extension Appliance {
         return difference == 0 && a.count == b.count
     }
 
-    private func idleLocked(_ arguments: [String], client: LineServer.Client) -> CommandOutcome {
+    func idleLocked(_ arguments: [String], client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
         guard var state = clients[client.id] else { return .waiting }
-        switch IdleFlags.parse(arguments) {
-        case let .failure(error):
-            return .error(error)
-        case let .success(wanted):
-            let hit = state.pending.intersection(wanted)
-            if !hit.isEmpty {
-                state.pending.subtract(hit)
-                clients[client.id] = state
-                return .reply(hit.changedPairs)
-            }
-            state.idling = wanted
+        let wanted = try IdleFlags.parse(arguments).get()
+        let hit = state.pending.intersection(wanted)
+        if !hit.isEmpty {
+            state.pending.subtract(hit)
             clients[client.id] = state
-            channel.setIdleExempt(client, true)
-            return .waiting
+            return .reply(hit.changedPairs)
         }
+        state.idling = wanted
+        clients[client.id] = state
+        channel.setIdleExempt(client, true)
+        return .waiting
     }
 
     /// Cancels what listens, or with a session id only that session: a client's late cancel must
     /// not end a newer session someone else started. A named session that already ended is
     /// described as it ended.
-    private func cancelLocked(_ id: String?) -> CommandOutcome {
+    func cancelLocked(_ id: String?) throws(ProtocolError) -> CommandOutcome {
         if let id, engine.listeningToken?.description != id {
             guard let record = recent.last(where: { $0.session.id == id }) else {
-                return .error(ProtocolError(.notFound, command: "cancel", "no recent session \"\(id)\"; `status` names the current one"))
+                throw ProtocolError(.notFound, command: "cancel", "no recent session \"\(id)\"; `status` names the current one")
             }
             return .reply(sessionPairs(record))
         }
@@ -137,9 +106,9 @@ extension Appliance {
         return .reply(sessionPairs(recent.last { $0.session.token == ended.token } ?? SessionRecord(session: ended, eventId: nil)))
     }
 
-    private func sessionLocked(_ id: String) -> CommandOutcome {
+    func sessionLocked(_ id: String) throws(ProtocolError) -> CommandOutcome {
         guard let record = recent.last(where: { $0.session.id == id }) else {
-            return .error(ProtocolError(.notFound, command: "session", "no recent session \"\(id)\"; `status` names the current one (only the last \(Self.recentSessions) are kept)"))
+            throw ProtocolError(.notFound, command: "session", "no recent session \"\(id)\"; `status` names the current one (only the last \(Self.recentSessions) are kept)")
         }
         return .reply(sessionPairs(record))
     }

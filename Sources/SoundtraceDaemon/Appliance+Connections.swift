@@ -97,7 +97,7 @@ extension Appliance {
         // count) first, so a noidle with arguments is refused like any wrong argument count.
         let checked = request.check(permission: state.permission)
         if state.idling != nil {
-            if request.command == "noidle" {
+            if request.command == ProtocolCommand.noidle.name {
                 // A malformed noidle is refused like any command; the idle keeps waiting.
                 if case let .failure(error) = checked {
                     channel.send(ProtocolText.reply(error), to: client)
@@ -112,30 +112,17 @@ extension Appliance {
             }
             return
         }
-        // A noidle that crossed the idle's answer gets none of its own, as in MPD.
-        if request.command == "noidle", case .success = checked { return }
-        switch checked {
-        case let .failure(error):
-            channel.send(ProtocolText.reply(error), to: client)
-        case .success:
+        do throws(ProtocolError) {
             // Commands read and write this client's state in `clients` themselves: a command can
             // change every client's state (a listen marks `state` changed for all).
-            switch executeLocked(request, client: client) {
+            switch try executeLocked(checked.get(), request.arguments, client: client) {
             case let .reply(pairs):
                 channel.send(ProtocolText.reply(pairs), to: client)
-            case let .error(error):
-                channel.send(ProtocolText.reply(error), to: client)
             case .waiting:
                 break
             }
+        } catch {
+            channel.send(ProtocolText.reply(error), to: client)
         }
     }
-}
-
-/// What a command produced.
-enum CommandOutcome {
-    case reply([(String, String)])
-    case error(ProtocolError)
-    /// No answer yet: an `idle` waiting for a change, or a delayed answer (the client's state says which).
-    case waiting
 }

@@ -241,6 +241,13 @@ public final class LineServer: @unchecked Sendable {
             let line = lineClockStopped(c) ? nil : c.partialLineSince.map { $0 + Int64(limits.lineTimeoutMilliseconds) }
             return [idle, line].compactMap { $0 }.min()
         }
+        // Connections with nothing left to do: every reply written and the client gone, or closed
+        // by the server once its last words are out.
+        func dropFinished() {
+            for c in Array(connections.values) where c.output.isEmpty && (c.closeAfterFlush || c.inputEnded) {
+                drop(c, c.closeAfterFlush ? c.closeReason : "client closed")
+            }
+        }
         // A closing client is still read (and what it sends discarded): closing a socket with
         // unread input resets it, and the client could lose its last reply.
         func readsInput(_ c: Connection) -> Bool {
@@ -253,9 +260,7 @@ public final class LineServer: @unchecked Sendable {
                 for c in connections.values { drop(c, "server stopping") }
                 return
             }
-            for c in Array(connections.values) where c.output.isEmpty && (c.closeAfterFlush || c.inputEnded) {
-                drop(c, c.closeAfterFlush ? c.closeReason : "client closed")
-            }
+            dropFinished()
 
             let now = Self.milliseconds()
             var timeout: Int32 = -1
@@ -323,6 +328,10 @@ public final class LineServer: @unchecked Sendable {
                     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                     let name = SocketAddress.describe(&peer)
                     let local = isLocalPeer(name)
+                    // A client that closed just before this one connected was read to its end in
+                    // this same round: its slot is free now, not at the next round (a client
+                    // reconnecting at once to a full server was refused by its own old connection).
+                    dropFinished()
                     let occupants = connections.values.map {
                         ClientAdmission.Occupant(id: $0.client.id, peer: $0.client.peer, isLocal: $0.client.isLoopback,
                                                  waitingSince: $0.idleExempt ? $0.lastActivity : nil)

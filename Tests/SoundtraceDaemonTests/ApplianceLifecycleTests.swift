@@ -141,18 +141,21 @@ import Testing
         let broken = Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: nil,
                                catalog: CatalogSlot(path: "/broken.catalog", catalog: nil, problem: "corrupt"),
                                store: try HistoryStore.open(path: path).store, storeProblem: nil)
-        func reply(_ outcome: CommandOutcome) -> [(String, String)]? {
-            if case let .reply(pairs) = outcome { return pairs }
+        func run(_ handler: () throws(ProtocolError) -> CommandOutcome) -> Result<CommandOutcome, ProtocolError> {
+            broken.locked { Result(catching: handler) }
+        }
+        func reply(_ outcome: Result<CommandOutcome, ProtocolError>) -> [(String, String)]? {
+            if case let .success(.reply(pairs)) = outcome { return pairs }
             return nil
         }
-        #expect(reply(broken.locked { broken.favoriteLocked(heard, on: true) })?.contains { $0 == ("changed", "yes") } == true)
-        guard case let .error(error) = broken.locked({ broken.favoriteLocked(Self.catalog.references[0].audio.id, on: true) }) else {
+        #expect(reply(run { () throws(ProtocolError) in try broken.favoriteLocked(heard, on: true) })?.contains { $0 == ("changed", "yes") } == true)
+        guard case let .failure(error) = run({ () throws(ProtocolError) in try broken.favoriteLocked(Self.catalog.references[0].audio.id, on: true) }) else {
             Issue.record("a reference neither in a catalog nor in the history was favorited")
             return
         }
         #expect("\(error)".contains("no usable catalog"))
-        #expect(reply(broken.locked { broken.favoritesLocked() })?.filter { $0.0 == "reference" }.map(\.1) == [heard])
-        #expect(reply(broken.locked { broken.favoriteLocked(heard, on: false) })?.contains { $0 == ("changed", "yes") } == true)
+        #expect(reply(run { () throws(ProtocolError) in try broken.favoritesLocked() })?.filter { $0.0 == "reference" }.map(\.1) == [heard])
+        #expect(reply(run { () throws(ProtocolError) in try broken.favoriteLocked(heard, on: false) })?.contains { $0 == ("changed", "yes") } == true)
     }
 
     /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN): a full card is only

@@ -41,6 +41,33 @@ extension LineServerTests {
         #expect(local.readLine() == "OK")
     }
 
+    /// Found by bench/protocol-stress: a slot freed by a client that closed was still counted when
+    /// the next client's connection was accepted in the same round, so a client that reconnected at
+    /// once to a full server was refused by its own old connection.
+    @Test func aClientThatClosedFreesItsSlotForOneConnectingRightAfter() throws {
+        var limits = LineServer.Limits()
+        limits.maxClients = 2
+        let (server, recorder, _) = try start(limits)
+        // Released in any case, so that a failed expectation cannot leave the server thread parked.
+        defer { recorder.gate.signal(); server.stop() }
+        let staying = try TestClient(port: server.port)
+        var leaving: TestClient? = try TestClient(port: server.port)
+        #expect(staying.readLine() == "OK SOUNDTRACE 1")
+        #expect(leaving?.readLine() == "OK SOUNDTRACE 1")
+        // The server thread is parked in the handler while one client closes and another connects,
+        // so that it sees the end of the one and the arrival of the other in the same round.
+        staying.send("hold\n")
+        #expect(recorder.waitFor("holding"))
+        leaving = nil
+        let next = try TestClient(port: server.port)
+        recorder.gate.signal()
+        #expect(staying.readLine() == "OK")
+        #expect(next.readLine() == "OK SOUNDTRACE 1")
+        next.send("ping\n")
+        #expect(next.readLine() == "OK")
+        withExtendedLifetime(leaving) {}
+    }
+
     @Test func networkClientsLeaveTheLastSlotToThisMachine() throws {
         var limits = LineServer.Limits()
         limits.maxClients = 3

@@ -73,6 +73,8 @@ final class TestClient {
         let lock = NSCondition()
         private var events: [String] = []
         var clients: [LineServer.Client] = []
+        /// `hold` parks the server thread on this until the test signals it.
+        let gate = DispatchSemaphore(value: 0)
         func add(_ text: String) { lock.lock(); events.append(text); lock.broadcast(); lock.unlock() }
         var connected: [LineServer.Client] { lock.lock(); defer { lock.unlock() }; return clients.map { $0 } }
         /// What the server thread recorded so far.
@@ -90,7 +92,8 @@ final class TestClient {
         }
     }
 
-    /// Starts a server that answers `ping` with OK, `guide N` with a long reply (numbered N) and
+    /// Starts a server that answers `ping` with OK, `hold` with OK once the test signals
+    /// `recorder.gate` (the server thread waits meanwhile), `guide N` with a long reply (numbered N) and
     /// anything else with an ACK, on a thread. `local`: which peers count as this machine (tests
     /// let other loopback addresses stand for LAN hosts).
     func start(_ limits: LineServer.Limits = LineServer.Limits(),
@@ -106,6 +109,10 @@ final class TestClient {
                 case let .line(client, bytes):
                     switch ProtocolRequest.parse(bytes[...]) {
                     case let .success(request) where request.command == "ping":
+                        server.send(ProtocolText.reply([]), to: client)
+                    case let .success(request) where request.command == "hold":
+                        recorder.add("holding")
+                        recorder.gate.wait()
                         server.send(ProtocolText.reply([]), to: client)
                     case let .success(request) where request.command == "guide":
                         recorder.add("guide \(request.arguments.first ?? "")")

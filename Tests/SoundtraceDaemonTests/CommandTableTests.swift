@@ -1,0 +1,17 @@
+import SoundtraceCore
+@testable import SoundtraceDaemon
+import Testing
+
+/// The daemon's handlers and Core's command list are one table: the daemon binds exactly Core's
+/// rows, in Core's order, each once and with a handler shaped like the row's arity.
+@Suite struct CommandTableTests {
+    @Test func everyCoreRowIsBoundOnceInOrder() {
+        #expect(Appliance.commandTable.map(\.command) == ProtocolCommand.all)
+    }
+
+    @Test(arguments: Appliance.commandTable.map(\.command.name))
+    func everyHandlerTakesItsRowsArguments(name: String) {
+        let row = Appliance.commandTable.first { $0.command.name == name }
+        #expect(row.map { $0.handler.accepts($0.command.arity) } == true)
+    }
+}
