@@ -194,7 +194,13 @@ public enum CatalogFile {
     private static func checkParameters(_ body: [UInt8], path: String, parameters: EngineParameters) throws(CatalogError) {
         var r = ByteReader(body)
         let expected = parameters.catalogFields
-        guard let count = try? r.u32(), count == UInt32(expected.count) else {
+        guard let count = try? r.u32() else { throw .truncated(path: path, section: "parameters section") }
+        // An older engine may have stored fewer fields: its revision says so, and how to rebuild.
+        var first = r
+        if count != UInt32(expected.count), count > 0, let revision = try? first.u32(), revision != expected[0] {
+            throw .parameterMismatch(path: path, field: "algorithmRevision", stored: revision, expected: expected[0])
+        }
+        guard count == UInt32(expected.count) else {
             throw .damaged(path: path, detail: "parameters section has the wrong number of fields")
         }
         for (i, want) in expected.enumerated() {

@@ -1,6 +1,6 @@
 /// Streaming peak picker: finds points whose log-power is the maximum of their time–frequency
-/// neighbourhood, and keeps the strongest few per block, strength being the contrast against the
-/// local spectral mean (whitening). Whitening ranks peaks but does not place them: the mean moves
+/// neighbourhood, and keeps the strongest few per block and frequency band (`thin`), strength being
+/// the contrast against the local spectral mean (whitening). Whitening ranks peaks but does not place them: the mean moves
 /// with every onset in the frame, which would shift where in time a partial peaks.
 final class PeakPicker {
     private let parameters: EngineParameters
@@ -146,7 +146,7 @@ final class PeakPicker {
         var kept = candidates
         if kept.count > peaksPerBlock {
             kept.sort { ($0.strength, -$0.frame, -$0.bin) > ($1.strength, -$1.frame, -$1.bin) }
-            kept.removeLast(kept.count - peaksPerBlock)
+            kept = Self.thin(kept, quota: peaksPerBlock, bandEdges: parameters.peakBandEdges)
         }
         kept.sort { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
         candidates.removeAll(keepingCapacity: true)
@@ -157,4 +157,31 @@ final class PeakPicker {
 /// n / d rounded to the nearest integer, halves away from zero.
 func roundedDivide(_ n: Int, _ d: Int) -> Int {
     (n >= 0) == (d > 0) ? (2 * n + d) / (2 * d) : (2 * n - d) / (2 * d)
+}
+
+extension PeakPicker {
+    /// Keeps `quota` of `sorted` (strongest first): first each band's share of the quota (split
+    /// evenly, the remainder to the lowest bands), then the strongest of the rest. Ranking across the
+    /// whole spectrum alone lets noise where the music is weak (often the top octaves) take every
+    /// slot from music where it is strong (often the bass); a share per band keeps the music's own
+    /// peaks wherever it stands clear of the noise, in the catalog and in a query alike.
+    static func thin(_ sorted: [Peak], quota: Int, bandEdges: [Int]) -> [Peak] {
+        let bands = max(1, bandEdges.count - 1)
+        var counts = [Int](repeating: 0, count: bands)
+        var taken = [Bool](repeating: false, count: sorted.count)
+        var kept: [Peak] = []
+        kept.reserveCapacity(quota)
+        for (i, peak) in sorted.enumerated() {
+            let band = max(0, min(bands - 1, (bandEdges.lastIndex { $0 <= peak.bin } ?? 0)))
+            if counts[band] < quota / bands + (band < quota % bands ? 1 : 0) {
+                counts[band] += 1
+                taken[i] = true
+                kept.append(peak)
+            }
+        }
+        for (i, peak) in sorted.enumerated() where !taken[i] && kept.count < quota {
+            kept.append(peak)
+        }
+        return kept
+    }
 }

@@ -68,6 +68,19 @@ import SoundtraceTestSupport
         }
     }
 
+    @Test func aCatalogOfAnEngineWithOtherFieldsIsRefusedByItsRevision() {
+        // A later engine stores more fields (here one more peak band) under a new revision: the
+        // message names the revision, which says "rebuild", not a damaged file.
+        var later = EngineParameters()
+        later.algorithmRevision += 1
+        later.peakBandEdges.insert(160, at: later.peakBandEdges.count - 1)
+        #expect(throws: CatalogError.parameterMismatch(path: "x", field: "algorithmRevision",
+                                                       stored: EngineParameters().algorithmRevision,
+                                                       expected: later.algorithmRevision)) {
+            try CatalogFile.decode(Self.built.1, path: "x", parameters: later)
+        }
+    }
+
     @Test func everyTruncationAndByteFlipIsAnErrorNotACrash() {
         let bytes = Self.built.1
         for length in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 400)) {
