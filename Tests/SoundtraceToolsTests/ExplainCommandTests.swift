@@ -33,8 +33,7 @@ import Testing
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
     func aMatchIsPicturedWithEveryCheckPassing() throws {
-        let dir = NSTemporaryDirectory() + "explain-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try SampleCatalogTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let recording = try RecordingLoader.load(path: Self.root + "/catalog/audio/harbor-lights-piano.wav").audio
         try Self.wav(TestAudio.excerpt(recording, from: 30 * 8000, count: 6 * 8000), dir + "/q.wav")
@@ -58,8 +57,7 @@ import Testing
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
     func aNoMatchSaysWhichCheckFailed() throws {
-        let dir = NSTemporaryDirectory() + "explain-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try SampleCatalogTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let outside = try RecordingLoader.load(path: Self.root + "/catalog/outside/salt-meadow-mallets.wav").audio
         try Self.wav(TestAudio.excerpt(outside, from: 10 * 8000, count: 8 * 8000), dir + "/o.wav")
@@ -88,8 +86,7 @@ import Testing
     /// `--device`: one live session (a simulated microphone playing a catalog recording), then the
     /// picture of what it heard, ending early on the match.
     @Test func aLiveCaptureIsExplainedAfterItsSession() throws {
-        let dir = NSTemporaryDirectory() + "explain-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try SampleCatalogTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         final class Box: @unchecked Sendable { var out = ""; var err = "" }
         let box = Box()
