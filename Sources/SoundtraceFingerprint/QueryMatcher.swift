@@ -17,7 +17,8 @@ public final class QueryMatcher {
     private let levelExtractor: BandLevelExtractor
     @exclusivity(unchecked) private var levels: [UInt64] = []
 
-    @exclusivity(unchecked) private(set) var votes: VoteGrid
+    /// The grid's layout never changes; its counters are a buffer it refers to.
+    let votes: VoteGrid
     @exclusivity(unchecked) private var bestScore: [Int]
     @exclusivity(unchecked) private var bestOffset: [Int]
     @exclusivity(unchecked) private var bestStep: [Int]
@@ -26,6 +27,8 @@ public final class QueryMatcher {
     /// playback at the recorded speed is by far the most common case.
     @exclusivity(unchecked) private var nominalScore: [Int]
     @exclusivity(unchecked) private var nominalOffset: [Int]
+    /// The votes of the cells around the latest vote (`vote`), reused for every vote.
+    private let nearbyVotes: UnsafeMutableBufferPointer<Int>
     private let nominalStep: Int?
     private var hits = 0
     /// Set before pushing audio to keep what `explanation()` shows (spectrogram and peaks).
@@ -65,7 +68,10 @@ public final class QueryMatcher {
         nominalScore = [Int](repeating: 0, count: count)
         nominalOffset = [Int](repeating: 0, count: count)
         nominalStep = p.speedSteps.firstIndex(of: 0)
+        nearbyVotes = .allocate(capacity: 4 * p.offsetToleranceFrames + 1)
     }
+
+    deinit { nearbyVotes.deallocate() }
 
     /// Frames of audio analysed so far.
     public var framesHeard: Int { spectrogram.framesProduced }
@@ -127,12 +133,17 @@ public final class QueryMatcher {
         guard let cell = votes.cell(reference: reference, step: stepIndex, offset: offset) else { return }
         hits += 1
         votes.add(cell)
-        // The windows centred one frame either side of the vote, and on it, all contain it.
+        // The windows centred up to `tolerance` frames either side of the vote all contain it; they
+        // cover the cells up to twice that far, read once each.
         let tolerance = parameters.offsetToleranceFrames
-        var running = votes.window(cell - tolerance, radius: tolerance)
+        let reach = 2 * tolerance
+        let near = nearbyVotes
+        votes.counts.read(from: cell - reach, into: near)
+        var running = 0
+        for i in 0...reach { running += near[i] }  // the window centred `tolerance` frames before
         for shift in -tolerance...tolerance {
             if shift > -tolerance {
-                running += votes.count(cell + shift + tolerance) - votes.count(cell + shift - tolerance - 1)
+                running += near[reach + shift + tolerance] - near[reach + shift - tolerance - 1]
             }
             // Ties go to the speed closer to normal: neighbouring hypotheses overlap.
             if running > bestScore[reference]

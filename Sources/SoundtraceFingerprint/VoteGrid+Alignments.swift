@@ -19,7 +19,7 @@ extension VoteGrid {
         // so with a radius of at most one every window read below lies inside the grid.
         precondition(radius >= 0 && radius <= 1, "alignment windows reach at most one cell either side")
         precondition(minimumVotes >= 1, "an alignment needs at least one vote")
-        counts.withCounters { counters in
+        counts.withBytes { counters in
             for reference in referenceBase.indices {
                 let first = step * span + referenceBase[reference]
                 let end = first + referenceLength[reference]
@@ -29,14 +29,16 @@ extension VoteGrid {
                 var cell = first
                 while cell < end {
                     // Most windows are empty: wrapping arithmetic and unchecked reads keep this pass cheap.
-                    let next = current &+ Int(counters[cell &+ radius &+ 1]) &- Int(counters[cell &- radius])
+                    let entering = cell &+ radius &+ 1
+                    let leaving = cell &- radius
+                    let next = current &+ counts.value(entering, byte: counters[entering]) &- counts.value(leaving, byte: counters[leaving])
                     if current == 0 && next == 0 {
                         // Cells cell - radius ... cell + radius + 1 are empty: jump to the first window
                         // that holds the next vote, whose window before it is empty too.
                         guard let voted = Self.firstVoted(counters, from: cell &+ radius &+ 2, before: end &+ radius) else { break }
                         cell = voted - radius
                         previous = 0
-                        current = Int(counters[voted])
+                        current = counts.value(voted, byte: counters[voted])
                         continue
                     }
                     // Past the last centre of this reference the next window is not one of its alignments.
@@ -61,16 +63,16 @@ extension VoteGrid {
         return kept.sorted { ($0.votes, -$0.reference, -$0.offset) > ($1.votes, -$1.reference, -$1.offset) }
     }
 
-    /// The first cell in `start..<end` with a vote, checking four cells per step where it can.
-    private static func firstVoted(_ counters: UnsafeBufferPointer<UInt16>, from start: Int, before end: Int) -> Int? {
+    /// The first cell in `start..<end` with a vote, checking eight cells per step where it can.
+    private static func firstVoted(_ counters: UnsafeBufferPointer<UInt8>, from start: Int, before end: Int) -> Int? {
         var cell = start
-        while cell < end && cell % 4 != 0 {
+        while cell < end && cell % 8 != 0 {
             if counters[cell] != 0 { return cell }
             cell += 1
         }
         if let base = counters.baseAddress {
             let words = UnsafeRawPointer(base)
-            while cell + 4 <= end && words.load(fromByteOffset: 2 * cell, as: UInt64.self) == 0 { cell += 4 }
+            while cell + 8 <= end && words.load(fromByteOffset: cell, as: UInt64.self) == 0 { cell += 8 }
         }
         while cell < end {
             if counters[cell] != 0 { return cell }

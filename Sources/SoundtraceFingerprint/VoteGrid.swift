@@ -1,10 +1,11 @@
-/// Vote counts of one query, one 16-bit counter per (speed step, reference, offset) cell in a flat
-/// array: a vote costs an increment and a few reads, memory is reserved when the query starts (two
-/// bytes × speed steps × catalog frames: about 1 MB for the sample catalog) and nothing grows
-/// with the random hits that noise produces. Its pages become resident only where votes land
+/// Vote counts of one query, one counter per (speed step, reference, offset) cell in a flat array:
+/// a vote costs an increment and a few reads, memory is reserved when the query starts (one byte ×
+/// speed steps × catalog frames: about 0.4 MB for the sample catalog) and nothing grows with the
+/// random hits that noise produces. Its pages become resident only where votes land
 /// (`ZeroedCounters`): a query that matches early touches about half of them, a 10-second query
-/// of music that is not in the catalog nearly all. Counters saturate at 65535, which a 30-second query
-/// cannot reach (8-bit counters did saturate on clean whole-recording queries and blurred offsets).
+/// of music that is not in the catalog nearly all. Counts are exact up to 65535, which a 30-second
+/// query cannot reach (counters that saturated at 255 did, on clean whole-recording queries, and
+/// blurred offsets: the bytes spill into exact counts instead).
 struct VoteGrid {
     let counts: ZeroedCounters
     /// Where each reference's offsets start within one speed step's span.
@@ -39,20 +40,18 @@ struct VoteGrid {
     }
 
     /// Adds one vote to a cell.
-    func add(_ cell: Int) {
-        if counts[cell] < UInt16.max { counts[cell] += 1 }
-    }
+    func add(_ cell: Int) { counts.increment(cell) }
 
     /// Votes in the cells `cell - radius ... cell + radius` (neighbouring references are separated
     /// by empty cells, and the radius is at most one).
     func window(_ cell: Int, radius: Int) -> Int {
         var sum = 0
-        for c in (cell - radius)...(cell + radius) where c >= 0 && c < counts.count { sum += Int(counts[c]) }
+        for c in (cell - radius)...(cell + radius) where c >= 0 && c < counts.count { sum += counts[c] }
         return sum
     }
 
-    func count(_ cell: Int) -> Int { cell >= 0 && cell < counts.count ? Int(counts[cell]) : 0 }
+    func count(_ cell: Int) -> Int { cell >= 0 && cell < counts.count ? counts[cell] : 0 }
 
-    /// Bytes the grid occupies.
-    var bytes: Int { counts.count * MemoryLayout<UInt16>.stride }
+    /// Bytes the grid reserves.
+    var bytes: Int { counts.count }
 }

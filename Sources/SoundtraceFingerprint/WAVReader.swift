@@ -127,6 +127,14 @@ public enum WAVReader {
         let blockAlign = bytesPerSample * format.channels
         let frames = count / blockAlign
         guard frames > 0 else { throw .empty(path: name) }
+        if format.encoding == .integer && format.bits == 16 && format.channels == 1 {
+            // The common query format: widening to 32 bits and rounding back, as below, gives each
+            // sample back unchanged, so it is copied (a tenth of the instructions per sample).
+            let samples = bytes.withUnsafeBytes { raw in
+                (0..<frames).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: start + 2 * $0, as: Int16.self)) }
+            }
+            return PCMAudio(sampleRate: format.rate, samples: samples)
+        }
         var out = [Int16](repeating: 0, count: frames)
         var p = start
         for frame in 0..<frames {

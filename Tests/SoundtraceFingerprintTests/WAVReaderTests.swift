@@ -11,6 +11,19 @@ import SoundtraceTestSupport
         #expect(audio.samples == samples)
     }
 
+    @Test func monoIsCopiedExactlyAsTheGeneralPathWouldGiveIt() throws {
+        // Mono 16-bit takes a shortcut; the same samples in both channels of a stereo file take the
+        // general path (widen, average, round), and every 16-bit value must come out the same.
+        let every = (Int(Int16.min)...Int(Int16.max)).map { Int16($0) }
+        let mono = try WAVReader.decode(TestAudio.wav(data: TestAudio.int16Bytes(every)), name: "m.wav")
+        let stereo = try WAVReader.decode(TestAudio.wav(channels: 2, data: TestAudio.int16Bytes(every.flatMap { [$0, $0] })), name: "s.wav")
+        #expect(mono.samples == every)
+        #expect(stereo.samples == every)
+        // An odd data size leaves a partial frame, which both paths ignore.
+        let odd = try WAVReader.decode(TestAudio.wav(data: TestAudio.int16Bytes(samples) + [7]), name: "o.wav")
+        #expect(odd.samples == samples)
+    }
+
     @Test func mixesStereoDownToTheMeanOfBothChannels() throws {
         let left: [Int16] = [1000, -2000, 32767, -32768]
         let right: [Int16] = [3000, 2000, 32767, -32768]
