@@ -26,6 +26,8 @@ run: build
 # Then every fuzz harness for 20 s from its seeds, two at once (docs/RELIABILITY.md).
 # Then the protocol stress test, short: 20,000 lines and 500 connection-churn operations against the
 # real soundtraced over loopback (docs/RELIABILITY.md; the full run is 1,000,000 lines).
+# Then 20 SIGKILLs of the real soundtraced while it writes its history, each followed by checks of
+# the file (docs/RELIABILITY.md; the full run is 200).
 # Then the virtual board (docs/VIRTUAL-BOARD.md): Debian's kernel in qemu with a real loopback
 # sound card and gpio-sim, downloaded into a cache at run time (~3 min the first time, ~1 min after):
 # the smoke test, then the real static soundtraced driving gpio-sim lines.
@@ -37,6 +39,7 @@ test: setup
 	scripts/sanitizers.sh thread
 	bench/fuzz/run.sh --jobs 2 20
 	bench/protocol-stress/run.sh --lines 20000 --churn 500
+	bench/power-loss/run.sh --cycles 20
 	vm/smoke.sh
 	vm/daemon-board.sh
 	$(MAKE) test-libgpiod2
