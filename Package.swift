@@ -25,6 +25,8 @@ let package = Package(
         ),
         // Sessions, states, decisions and texts: no I/O, no C, no dependencies.
         .target(name: "SoundtraceCore"),
+        // The one reading of the system's clocks and the one writer of UTC times, for every module.
+        .target(name: "SoundtraceClock"),
         .systemLibrary(
             name: "CALSA",
             path: "Sources/CALSA",
@@ -50,7 +52,7 @@ let package = Package(
         // Hardware and OS edges: ALSA capture, GPIO lines, TCP, sd_notify.
         .target(
             name: "SoundtracePlatform",
-            dependencies: ["SoundtraceCore", "CALSA", "CGPIOD"]
+            dependencies: ["SoundtraceCore", "SoundtraceClock", "CALSA", "CGPIOD"]
         ),
         .systemLibrary(
             name: "CSQLite",
@@ -61,12 +63,12 @@ let package = Package(
         // History and favorites (SQLite). No Foundation: the daemon links it and must stay small.
         .target(
             name: "SoundtraceStore",
-            dependencies: ["CSQLite"]
+            dependencies: ["CSQLite", "SoundtraceClock"]
         ),
         // A child process for the power-loss test: writes events until it is killed.
         .executableTarget(
             name: "soundtrace-store-writer",
-            dependencies: ["SoundtraceStore"]
+            dependencies: ["SoundtraceStore", "SoundtraceClock"]
         ),
         // The fingerprint engine as a session's recognizer (engine + Core's Recognizer protocol).
         .target(
@@ -75,7 +77,7 @@ let package = Package(
         ),
         .target(
             name: "SoundtraceTools",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtracePlatform", "SoundtraceRecognition"]
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceClock", "SoundtracePlatform", "SoundtraceRecognition"]
         ),
         // Linux headers Glibc does not export (signalfd).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
@@ -83,7 +85,7 @@ let package = Package(
         // No Foundation (the daemon's memory budget is 10 MB).
         .target(
             name: "SoundtraceDaemon",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtracePlatform", "SoundtraceStore",
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceClock", "SoundtracePlatform", "SoundtraceStore",
                            "SoundtraceRecognition", "CLinux"]
         ),
         .executableTarget(
@@ -105,6 +107,10 @@ let package = Package(
             dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport"]
         ),
         .testTarget(
+            name: "SoundtraceClockTests",
+            dependencies: ["SoundtraceClock"]
+        ),
+        .testTarget(
             name: "SoundtraceCoreTests",
             dependencies: ["SoundtraceCore"]
         ),
@@ -122,8 +128,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundtraceDaemonTests",
-            dependencies: ["SoundtraceDaemon", "SoundtraceCore", "SoundtraceStore", "SoundtraceFingerprint", "SoundtracePlatform",
-                           "SoundtraceTestSupport", "CSQLite"]
+            dependencies: ["SoundtraceDaemon", "SoundtraceCore", "SoundtraceClock", "SoundtraceStore", "SoundtraceFingerprint",
+                           "SoundtracePlatform", "SoundtraceTestSupport", "CSQLite"]
         ),
         // Drives the real `soundtrace` binary against simulated microphones (ALSA file plugin,
         // PulseAudio null sink).

@@ -1,5 +1,6 @@
 import Glibc
 import SoundtracePlatform
+import SoundtraceClock
 
 /// Plain log lines on stderr (journald adds time and unit), one `write` per line so lines from
 /// different threads never interleave. Lines pass a `LogGate`: repeats are counted and summarized
@@ -11,7 +12,7 @@ public enum DaemonLog {
     public static func error(_ message: String) { emit("error: " + message) }
 
     /// The gate in front of stderr; the main loop flushes its summaries (`deadline`, `flushIfDue`).
-    static let gate = LogGate(now: { Int64(MonotonicClock.nanoseconds() / 1_000_000) },
+    static let gate = LogGate(now: SystemClock.monotonicMilliseconds,
                               output: { writeLine("soundtraced: " + $0, to: 2) })
 
     /// Writes what is pending now (before the process exits).

@@ -3,6 +3,7 @@ import Glibc
 import SoundtraceCore
 import SoundtracePlatform
 import SoundtraceStore
+import SoundtraceClock
 
 /// `soundtraced` from start to stop: configuration, history, catalog, protocol server, readiness,
 /// then a main loop that sleeps in `poll` until a signal, the console button, a delayed protocol
@@ -74,8 +75,8 @@ public enum DaemonRuntime {
         let environment = Appliance.Environment(
             device: device, settings: settings, token: token,
             makeSource: { ALSAAudioSource(device: $0) },
-            monotonic: { Int64(MonotonicClock.nanoseconds() / 1_000_000) },
-            wallClock: { wallClockMilliseconds() },
+            monotonic: SystemClock.monotonicMilliseconds,
+            wallClock: SystemClock.wallMilliseconds,
             timersChanged: { wake.signal() })
         let appliance = Appliance(environment: environment, channel: server, indicator: panel.indicator,
                                   catalog: catalog, store: store, storeProblem: storeProblem)
@@ -208,13 +209,7 @@ public enum DaemonRuntime {
         return HardwareCheck(configuration: configuration, environment: environment).run()
     }
 
-    private static func now() -> Int64 { Int64(MonotonicClock.nanoseconds() / 1_000_000) }
-
-    private static func wallClockMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    private static func now() -> Int64 { SystemClock.monotonicMilliseconds() }
 
     private static func writeStdout(_ text: String) { let b = Array(text.utf8); _ = b.withUnsafeBytes { write(1, $0.baseAddress, $0.count) } }
     private static func writeStderr(_ text: String) { let b = Array(text.utf8); _ = b.withUnsafeBytes { write(2, $0.baseAddress, $0.count) } }

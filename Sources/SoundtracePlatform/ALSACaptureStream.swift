@@ -1,6 +1,7 @@
 import CALSA
 import Glibc
 import SoundtraceCore
+import SoundtraceClock
 
 /// One open, configured ALSA capture PCM and its read loop. Lives from a successful `open` to
 /// `close`; used only from the owning thread (see `ALSAAudioSource`).
@@ -72,12 +73,12 @@ final class ALSACaptureStream {
         if let piece = pending.next(maximum: granted.periodFrames) { return .audio(samples: piece.samples, frame: piece.frame) }
         try startIfPrepared(pcm)
 
-        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
+        let deadline = SystemClock.monotonicNanoseconds() + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
         // After a wake-up that had nothing to read, the next wait skips the device for up to one
         // period, so a descriptor that stays readable cannot turn this loop into a busy loop.
         var deviceQuietUntil: UInt64 = 0
         while true {
-            let now = MonotonicClock.nanoseconds()
+            let now = SystemClock.monotonicNanoseconds()
             let remaining = now >= deadline ? 0 : Int((deadline - now + 999_999) / 1_000_000)
             let watchDevice = now >= deviceQuietUntil
             let wait = watchDevice ? remaining : min(remaining, Int((deviceQuietUntil - now + 999_999) / 1_000_000))
@@ -87,7 +88,7 @@ final class ALSACaptureStream {
                 return .woken
             }
             if !ready {
-                if MonotonicClock.nanoseconds() >= deadline { return .timeout }
+                if SystemClock.monotonicNanoseconds() >= deadline { return .timeout }
                 continue
             }
             // Whatever poll reported, a non-blocking read tells the truth: audio, "nothing yet"
@@ -97,11 +98,11 @@ final class ALSACaptureStream {
             }
             if got > 0 { return deliver(pcm, frames: Int(got)) }
             if got == -Int(EAGAIN) {
-                deviceQuietUntil = MonotonicClock.nanoseconds() + UInt64(granted.periodFrames) * 1_000_000_000 / UInt64(granted.rate)
+                deviceQuietUntil = SystemClock.monotonicNanoseconds() + UInt64(granted.periodFrames) * 1_000_000_000 / UInt64(granted.rate)
             } else if let event = try recover(pcm, from: Int32(clamping: got), wake: wake) {
                 return event
             }
-            if MonotonicClock.nanoseconds() >= deadline { return .timeout }
+            if SystemClock.monotonicNanoseconds() >= deadline { return .timeout }
         }
     }
 
@@ -140,11 +141,11 @@ final class ALSACaptureStream {
         // ALSA's timestamp of its last buffer update is exact where our read time includes
         // scheduling delay; without one, the read time and the current fill level stand in.
         let frame: Int
-        if monotonicTimestamps, let stamp = ALSABufferStamp.read(pcm, now: MonotonicClock.nanoseconds()) {
+        if monotonicTimestamps, let stamp = ALSABufferStamp.read(pcm, now: SystemClock.monotonicNanoseconds()) {
             frame = timeline.delivered(frames, atNanoseconds: stamp.nanoseconds, stillBuffered: stamp.available)
         } else {
             let waiting = snd_pcm_avail_update(pcm)
-            frame = timeline.delivered(frames, atNanoseconds: MonotonicClock.nanoseconds(), stillBuffered: waiting > 0 ? Int(waiting) : 0)
+            frame = timeline.delivered(frames, atNanoseconds: SystemClock.monotonicNanoseconds(), stillBuffered: waiting > 0 ? Int(waiting) : 0)
         }
         pending.fill(samples, frame: frame)
         let piece = pending.next(maximum: granted.periodFrames) ?? (samples: [], frame: frame)
@@ -156,7 +157,7 @@ final class ALSACaptureStream {
         guard snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED else { return }
         let code = snd_pcm_start(pcm)
         if code < 0 { throw ALSAFault.capturing(code, device: device) }
-        if timeline.nextFrame == 0 { timeline.started(atNanoseconds: MonotonicClock.nanoseconds()) }
+        if timeline.nextFrame == 0 { timeline.started(atNanoseconds: SystemClock.monotonicNanoseconds()) }
     }
 
     /// Handles an error from `snd_pcm_readi`. Returns nil to go on reading, `.woken` when a wake
@@ -190,7 +191,7 @@ final class ALSACaptureStream {
         default:
             throw ALSAFault.capturing(code, device: device)
         }
-        timeline.restarted(atNanoseconds: MonotonicClock.nanoseconds())
+        timeline.restarted(atNanoseconds: SystemClock.monotonicNanoseconds())
         try startIfPrepared(pcm)
         return nil
     }

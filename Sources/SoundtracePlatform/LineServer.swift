@@ -1,5 +1,6 @@
 import Glibc
 import SoundtraceCore
+import SoundtraceClock
 
 /// A TCP server for a line protocol, on one thread with `poll()`: it accepts clients up to a cap
 /// that keeps a slot for this machine and limits each network address (`ClientAdmission`; the
@@ -375,9 +376,5 @@ public final class LineServer: @unchecked Sendable {
         milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
-    private static func milliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    private static func milliseconds() -> Int64 { SystemClock.monotonicMilliseconds() }
 }

@@ -1,5 +1,6 @@
 import CALSA
 import Glibc
+import SoundtraceClock
 
 /// An eventfd that another thread writes to end a pending `poll`. Its descriptor is created once
 /// and never changes until the owner is destroyed, so `signal()` can never write into a
@@ -39,9 +40,9 @@ public final class WakeSignal: Sendable {
     public func wait(milliseconds: Int) -> Bool {
         guard descriptor >= 0 else { return false }
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, milliseconds)) * 1_000_000
+        let deadline = SystemClock.monotonicNanoseconds() + UInt64(max(0, milliseconds)) * 1_000_000
         while true {
-            let now = MonotonicClock.nanoseconds()
+            let now = SystemClock.monotonicNanoseconds()
             let remaining = now >= deadline ? 0 : Int32((deadline - now + 999_999) / 1_000_000)
             let ready = poll(&entry, 1, remaining)
             if ready > 0 { return true }

@@ -1,5 +1,6 @@
 import CSQLite
 import Glibc
+import SoundtraceClock
 
 extension HistoryStore {
     /// Opens the history at `path`, creating or upgrading it, and moving a damaged or foreign file aside.
@@ -7,7 +8,7 @@ extension HistoryStore {
     /// Refuses (throws) rather than moves aside when the folder is missing or read-only, the disk is
     /// full, or the file was written by a newer soundtrace: in those cases the file is fine and the
     /// fix is outside. `clock` gives unix milliseconds for stored times and moved-aside names.
-    public static func open(path: String, clock: @escaping () -> Int64 = HistoryStore.systemClock)
+    public static func open(path: String, clock: @escaping () -> Int64 = SystemClock.wallMilliseconds)
         throws(HistoryError) -> (store: HistoryStore, report: OpenReport) {
         let location = try DatabaseLocation(path: path)
         try location.checkUsable()

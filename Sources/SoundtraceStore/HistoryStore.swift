@@ -1,4 +1,5 @@
 import Glibc
+import SoundtraceClock
 
 /// The appliance's memory: the one entry point to the SQLite history of successful recognitions,
 /// favorites and app settings. Open it with `HistoryStore.open(path:clock:)`.
@@ -48,13 +49,6 @@ public final class HistoryStore: @unchecked Sendable {
         defer { pthread_mutex_unlock(lock) }
         connection?.close()
         connection = nil
-    }
-
-    /// The wall clock in unix milliseconds: the default `clock` for `open`.
-    public static func systemClock() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// Runs an intent-named write as one immediate transaction, then checkpoints so the WAL stays small.

@@ -1,4 +1,5 @@
 import Glibc
+import SoundtraceClock
 
 /// Moves a damaged or foreign database out of the way under a timestamped name. Never deletes.
 enum Quarantine {
@@ -7,7 +8,7 @@ enum Quarantine {
     /// The companions keep SQLite's naming relative to the new main name, so opening the moved file
     /// with the sqlite3 shell still finds its WAL for forensic recovery.
     static func moveAside(_ location: DatabaseLocation, reason: MovedAside.Reason, now: Int64) throws(HistoryError) -> MovedAside {
-        let base = "\(location.path).\(reason.label)-\(UTCTimestamp.compact(unixMilliseconds: now))"
+        let base = "\(location.path).\(reason.label)-\(UTCTime.compact(unixMilliseconds: now))"
         let target = freeName(startingWith: base)
         var moved: [String] = []
         // Companions first, the main file last: if power fails in between, the main file is still in

@@ -1,4 +1,5 @@
 import Glibc
+import SoundtraceClock
 
 /// What the daemon commands read from the process besides their arguments: environment
 /// variables, which standard streams are terminals, the confirmation answer, Ctrl-C, the clock and
@@ -42,11 +43,7 @@ public struct ClientEnvironment: Sendable {
         return ClientEnvironment(variables: variables, standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
                                  standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1,
                                  readAnswer: { readLine(strippingNewline: true) },
-                                 now: {
-                                     var ts = timespec()
-                                     clock_gettime(CLOCK_REALTIME, &ts)
-                                     return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-                                 })
+                                 now: SystemClock.wallMilliseconds)
     }
 
     /// Colour is for a person at a terminal who has not opted out (https://no-color.org: any

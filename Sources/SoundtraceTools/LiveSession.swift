@@ -3,6 +3,7 @@ import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtraceRecognition
 import Synchronization
+import SoundtraceClock
 
 /// Runs one listening session on a capture device: opens it, feeds the session engine until the
 /// session ends (match, no match, cancel, failure or stall), and closes the device on every path.
@@ -93,15 +94,7 @@ final class LiveSession: @unchecked Sendable {
         }
     }
 
-    static func monotonicMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    static func monotonicMilliseconds() -> Int64 { SystemClock.monotonicMilliseconds() }
 
-    static func wallClockMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    static func wallClockMilliseconds() -> Int64 { SystemClock.wallMilliseconds() }
 }

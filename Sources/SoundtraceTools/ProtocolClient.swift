@@ -1,5 +1,6 @@
 import Glibc
 import SoundtraceCore
+import SoundtraceClock
 
 /// One TCP conversation with soundtraced: connect with a timeout, check the greeting, then
 /// request/reply with bounded, strictly parsed replies. Blocking calls wait in `poll`, never in a
@@ -222,11 +223,7 @@ final class ProtocolClient {
         milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
-    private static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
-    }
+    private static func now() -> UInt64 { UInt64(SystemClock.monotonicMilliseconds()) }
 
     private static func deadline(_ milliseconds: Int) -> UInt64 { now() + UInt64(max(0, milliseconds)) }
 

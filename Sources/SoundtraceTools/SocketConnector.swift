@@ -1,4 +1,5 @@
 import Glibc
+import SoundtraceClock
 
 /// Opens a TCP connection to a host name or address within a time bound, trying each address the
 /// name resolves to. Non-blocking connect plus `poll`, because a blocking connect to a powered-off
@@ -17,9 +18,7 @@ enum SocketConnector {
             throw .unreachable(endpoint: endpoint, reason: "cannot resolve the host name (\(reason)) — check --host or SOUNDTRACE_HOST")
         }
         defer { freeaddrinfo(list) }
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let end = Int64(deadline.tv_sec) * 1000 + Int64(deadline.tv_nsec) / 1_000_000 + Int64(timeoutMilliseconds)
+        let end = SystemClock.monotonicMilliseconds() + Int64(timeoutMilliseconds)
         var lastReason = "no address to connect to"
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let entry = cursor {
@@ -29,9 +28,7 @@ enum SocketConnector {
             if Glibc.connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen) == 0 { return fd }
             var failure = errno
             if failure == EINPROGRESS {
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                let left = end - (Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
+                let left = end - SystemClock.monotonicMilliseconds()
                 var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 var ready: Int32 = -1
                 repeat { ready = poll(&waiting, 1, Int32(max(0, left))) } while ready < 0 && errno == EINTR

@@ -1,4 +1,5 @@
 import Glibc
+import SoundtraceClock
 
 /// Times for people. The daemon sends UTC in ISO 8601 with milliseconds; people read
 /// `2026-11-29 15:40:02 UTC`. Kept in UTC on purpose: the box and the reader may be in different
@@ -12,24 +13,8 @@ enum TimeText {
     }
 
     /// The time of day of a Unix time in milliseconds, `15:40:02`, for `watch` lines.
-    static func clock(_ unixMilliseconds: Int64) -> String {
-        var seconds = time_t(unixMilliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-    }
+    static func clock(_ unixMilliseconds: Int64) -> String { UTCTime.timeOfDay(unixMilliseconds: unixMilliseconds) }
 
     /// ISO 8601 UTC with milliseconds, the protocol's own form, for `watch --json`.
-    static func iso(_ unixMilliseconds: Int64) -> String {
-        var seconds = time_t(unixMilliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ n: Int, _ width: Int) -> String {
-            let text = String(n)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))T" +
-            "\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2)).\(pad(Int(unixMilliseconds % 1000), 3))Z"
-    }
+    static func iso(_ unixMilliseconds: Int64) -> String { UTCTime.iso8601(unixMilliseconds: unixMilliseconds) }
 }

@@ -3,6 +3,7 @@
 // kills it with SIGKILL at random moments and checks that every printed id survived.
 import Glibc
 import SoundtraceStore
+import SoundtraceClock
 
 /// Writes a whole line to a file descriptor with write(2): unbuffered, so the parent sees it at once.
 func emit(_ line: String, to descriptor: Int32) -> Bool {
@@ -46,7 +47,7 @@ for number in 1...maximumEvents {
         sourceFile: "audio/writer.wav",
         metadata: [.init(key: "number", value: "\(number)"), .init(key: "prefix", value: prefix), .init(key: "note", value: "written until killed")],
         catalogHash: hash)
-    let match = NewRecognition(sessionId: sessionId, referenceId: "writer-reference", matchedAt: HistoryStore.systemClock(),
+    let match = NewRecognition(sessionId: sessionId, referenceId: "writer-reference", matchedAt: SystemClock.wallMilliseconds(),
                                offsetMilliseconds: Int64(number), score: number, snapshot: snapshot)
     do {
         _ = try store.recordMatch(match)

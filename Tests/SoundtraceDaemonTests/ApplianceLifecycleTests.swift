@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SoundtraceCore
 @testable import SoundtraceDaemon
+import SoundtraceClock
 import SoundtraceFingerprint
 @testable import SoundtracePlatform
 import SoundtraceStore
@@ -38,7 +39,7 @@ import Testing
     private func makeAppliance(_ source: AudioSource, store: HistoryStore?, catalog: Catalog = Self.catalog) -> Appliance {
         let environment = Appliance.Environment(
             device: source.device, settings: .standard, token: nil, makeSource: { _ in source },
-            monotonic: { Int64(MonotonicClock.nanoseconds() / 1_000_000) }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+            monotonic: SystemClock.monotonicMilliseconds, wallClock: { 1_795_966_802_125 }, timersChanged: {})
         return Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(),
                          indicator: ApplianceSessionTests.RecordingIndicator(),
                          catalog: CatalogSlot(path: "sample", catalog: catalog, problem: nil), store: store, storeProblem: nil)
@@ -185,7 +186,7 @@ import Testing
         let microphone = Microphone(samples: try matchingClip(2))
         let environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
-            monotonic: { Int64(MonotonicClock.nanoseconds() / 1_000_000) }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+            monotonic: SystemClock.monotonicMilliseconds, wallClock: { 1_795_966_802_125 }, timersChanged: {})
         let appliance = Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: indicator,
                                   catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
         appliance.buttonPressed()

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import SoundtraceCore
 @testable import SoundtraceDaemon
+import SoundtraceClock
 import SoundtraceFingerprint
 @testable import SoundtracePlatform
 import SoundtraceStore
@@ -71,7 +72,7 @@ import Testing
     private func makeAppliance(_ microphone: ScriptedMicrophone, store: HistoryStore?, indicator: RecordingIndicator) -> Appliance {
         let environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
-            monotonic: { Int64(MonotonicClock.nanoseconds() / 1_000_000) }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+            monotonic: SystemClock.monotonicMilliseconds, wallClock: { 1_795_966_802_125 }, timersChanged: {})
         return Appliance(environment: environment, channel: NullChannel(), indicator: indicator,
                          catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
     }
