@@ -70,7 +70,7 @@ module() {
   built+=("$name.o")
 }
 built=()
-for name in SoundtraceCore SoundtraceFingerprint SoundtracePlatform SoundtraceRecognition SoundtraceTools; do
+for name in SoundtraceClock SoundtraceCore SoundtraceFingerprint SoundtracePlatform SoundtraceRecognition SoundtraceTools; do
   module "$name"
 done
 
@@ -79,8 +79,8 @@ objects() {
   case "$1" in
     config) echo SoundtraceCore.o ;;
     catalog|wav) echo CKissFFT.o SoundtraceFingerprint.o ;;
-    request|faults) echo SoundtraceCore.o CGPIOD.o SoundtracePlatform.o ;;
-    manifest|reply) echo CKissFFT.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
+    request|faults) echo SoundtraceClock.o SoundtraceCore.o CGPIOD.o SoundtracePlatform.o ;;
+    manifest|reply) echo CKissFFT.o SoundtraceClock.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
     *) echo "build: no module list for harness '$1'" >&2; return 1 ;;
   esac
 }
