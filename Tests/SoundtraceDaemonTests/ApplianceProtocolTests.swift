@@ -3,6 +3,7 @@ import SoundtraceCore
 @testable import SoundtraceDaemon
 @testable import SoundtracePlatform
 import Testing
+import SoundtraceTestSupport
 
 /// The appliance's protocol rules without a network or a microphone: replies are recorded, the
 /// clock is a variable the test moves.
@@ -18,13 +19,8 @@ import Testing
         func take(_ client: LineServer.Client) -> [String] { defer { sent[client.id] = [] }; return sent[client.id] ?? [] }
     }
 
-    final class ManualClock: @unchecked Sendable {
-        // @unchecked: used from the test's thread only.
-        var now: Int64 = 1_000
-    }
-
     let channel = RecordingChannel()
-    let clock = ManualClock()
+    let clock = ManualClock(1_000)
     let lan = LineServer.Client(id: 1, isLoopback: false, peer: "192.0.2.9:50000")
     let local = LineServer.Client(id: 2, isLoopback: true, peer: "127.0.0.1:50001")
 

@@ -3,13 +3,14 @@ import SoundtraceCore
 @testable import SoundtraceDaemon
 @testable import SoundtracePlatform
 import Testing
+import SoundtraceTestSupport
 
 /// `--check-hardware`'s steps with fake lines, a scripted microphone and a manual clock that the
 /// check's waits advance.
 @Suite struct HardwareCheckTests {
     final class Rig: @unchecked Sendable {
         // @unchecked: used from the test's thread only.
-        let clock = LinesPanelTests.ManualClock()
+        let clock = ManualClock()
         lazy var lines = LinesPanelTests.FakeLines(clock: clock, debounced: false)
         var edges: [ButtonEdge] = []
         var output = ""

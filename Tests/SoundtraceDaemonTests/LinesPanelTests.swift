@@ -5,23 +5,13 @@ import SoundtraceCore
 @testable import SoundtracePlatform
 import SoundtraceStore
 import Testing
+import SoundtraceTestSupport
 
 /// The GPIO panel's logic end to end with a manual clock and fake lines: raw button edges in,
 /// the appliance's reactions, and the LED and buzzer levels written over time. The rig runs the
 /// panel exactly as the daemon's main loop does: at each edge and each deadline, and again at
 /// once when the appliance's state change woke it.
 @Suite(.serialized) struct LinesPanelTests {
-    final class ManualClock: @unchecked Sendable {
-        // @unchecked: `current` is touched only while `lock` is held. The test's thread sets the
-        // time while a session's capture thread reads it (the appliance's monotonic clock).
-        private let lock = NSLock()
-        private var current: Int64 = 0
-        var now: Int64 {
-            get { lock.withLock { current } }
-            set { lock.withLock { current = newValue } }
-        }
-    }
-
     /// Lines that record every write with the manual time and hand out scripted edges.
     final class FakeLines: PanelLines {
         let clock: ManualClock

@@ -1,10 +1,11 @@
 import Testing
 import SoundtraceStore
+import SoundtraceTestSupport
 
 @Suite struct FavoriteTests {
     @Test func favoriteAndUnfavoriteAreIdempotentAndKeepTheFirstTime() throws {
         try withTemporaryDirectory { directory in
-            let clock = ManualClock()
+            let clock = ManualClock(Fixture.now)
             let store = try HistoryStore.open(path: directory + "/history.db", clock: clock.read).store
             #expect(try store.setFavorite(referenceId: "harbor-lights-piano", true))
             clock.now += 60_000
@@ -21,7 +22,7 @@ import SoundtraceStore
     @Test func favoritesSurviveReopenNewestFirst() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/history.db"
-            let clock = ManualClock()
+            let clock = ManualClock(Fixture.now)
             let store = try HistoryStore.open(path: path, clock: clock.read).store
             for (offset, reference) in ["first-ref", "second-ref", "third-ref"].enumerated() {
                 clock.now = Fixture.now + Int64(offset) * 1000

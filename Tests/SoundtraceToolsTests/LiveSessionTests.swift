@@ -52,8 +52,7 @@ import Testing
         // Half a second of silence, then nothing: the clock moves 1 s per read, so the 3 s window's
         // deadline (window + 3 s grace) passes without real waiting.
         let source = PCMAudioSource(samples: [Int16](repeating: 0, count: Self.rate / 2), rate: Self.rate, chunkFrames: Self.rate / 2)
-        final class Clock: @unchecked Sendable { var now: Int64 = 0 }
-        let clock = Clock()
+        let clock = ManualClock()
         let ended = try run(source, window: 3, clock: { clock.now += 1000; return clock.now })
         #expect(ended.state == .failed(.stalled(device: "simulated", heardMilliseconds: 500)))
     }

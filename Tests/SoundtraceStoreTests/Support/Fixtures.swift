@@ -30,9 +30,3 @@ enum Fixture {
     }
 }
 
-/// A clock the test moves by hand.
-final class ManualClock {
-    var now: Int64
-    init(_ now: Int64 = Fixture.now) { self.now = now }
-    func read() -> Int64 { now }
-}
