@@ -8,17 +8,12 @@
 #   bench/protocol-stress/run.sh --seed 7 --binary PATH   # another sequence, another build
 #
 # Without --binary it uses .build/release/soundtraced, built first when missing or older than a
-# source, with the flags `make test` uses (-enable-testing), so that the two share one build.
+# source (bench/release-soundtraced.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-export PATH=/opt/swift/usr/bin:$PATH
 
 if [[ " $* " != *" --binary "* ]]; then
-    binary=$repo/.build/release/soundtraced
-    if [[ ! -x $binary ]] || [[ -n $(find "$repo/Sources" "$repo/Package.swift" -newer "$binary" -print -quit) ]]; then
-        (cd "$repo" && swift build -c release -Xswiftc -enable-testing --product soundtraced >&2)
-    fi
+    binary=$("$here/../release-soundtraced.sh")  # an assignment, so that a failed build stops here
     set -- --binary "$binary" "$@"
 fi
 exec python3 "$here/stress.py" "$@"
