@@ -49,6 +49,35 @@ need_host() { # need_host COMMAND PACKAGE
     || die "could not install $2; try: apt-get update && apt-get install $2"
 }
 
+# static_soundtraced LIBGPIOD: sets bin to the deployed soundtraced (scripts/swift-build-static.sh)
+# with libgpiod LIBGPIOD (1 or 2) linked in, built in a scratch folder of its own unless
+# SOUNDTRACED_VM_BIN names one; dies unless the binary has that libgpiod in it.
+static_soundtraced() {
+  local libgpiod=$1 scratch swift_path linked
+  bin=${SOUNDTRACED_VM_BIN:-}
+  if [ -z "$bin" ]; then
+    # A scratch path of its own (per libgpiod): the static build must not disturb the usual .build.
+    scratch=${SOUNDTRACE_VM_SCRATCH:-${TMPDIR:-/tmp}/st-vm-static}
+    [ "$libgpiod" = 1 ] || scratch=$scratch-libgpiod$libgpiod
+    swift_path=${SWIFT_BIN_DIR:-/opt/swift/usr/bin}
+    [ -d "$swift_path" ] && PATH=$swift_path:$PATH
+    command -v swift >/dev/null || die "swift is not on PATH (or set SOUNDTRACED_VM_BIN)"
+    say "building the deployed soundtraced with libgpiod $(pkg-config --modversion libgpiod) linked in (scripts/swift-build-static.sh) in $scratch"
+    "$repo_root/scripts/swift-build-static.sh" --static-libgpiod --product soundtraced --scratch-path "$scratch" >&2 \
+      || die "swift build of soundtraced failed"
+    bin=$scratch/release/soundtraced
+  fi
+  [ -x "$bin" ] || die "no soundtraced binary at $bin"
+  # Which libgpiod is in the binary, by a function only that major has (nm reads to the end: no SIGPIPE).
+  linked=$(nm "$bin" 2>/dev/null | awk '$2 ~ /^[Tt]$/ && $3 == "gpiod_chip_request_lines" { v = 2 }
+                                        $2 ~ /^[Tt]$/ && $3 == "gpiod_line_request_bulk" { v = 1 } END { print v }')
+  if [ -z "$linked" ] && readelf -d "$bin" | grep -E 'NEEDED.*\[libgpiod\.so\.2\]' >/dev/null; then
+    linked=1  # libgpiod.so.2 is libgpiod 1.x's soname (2.x's is libgpiod.so.3)
+  fi
+  [ "$linked" = "$libgpiod" ] || die "$bin has libgpiod ${linked:-(none found)} in it, not libgpiod $libgpiod"
+  say "$bin uses libgpiod $linked"
+}
+
 # write_excerpt CATALOG_DIR OUT_DIR: 12 s of the first catalog recording (from 30 s on) after 1 s of
 # silence as OUT_DIR/excerpt.wav, and its reference id as OUT_DIR/excerpt.id, for guest sessions.
 write_excerpt() {

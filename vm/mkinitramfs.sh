@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds an uncompressed initramfs (cpio newc) for the virtual board.
 #
-#   vm/mkinitramfs.sh -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY[=GUESTPATH]]... [-p DIR] -c COMMAND
+#   vm/mkinitramfs.sh -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY[=GUESTPATH]]... [-p DIR] [-y SCRIPT.py] -c COMMAND
 #
 #   -m  a kernel module by name (snd-aloop, or gpio-sim for the one built by build-gpio-sim.sh),
 #       loaded at boot after its dependencies (from the image's modules.dep); ARGS are module
@@ -10,6 +10,10 @@
 #       libraries included), at the same paths; BINARY=GUESTPATH puts the program itself at
 #       GUESTPATH (needed when its host path is under /tmp, which the guest's /init mounts over). gpio*, aplay and arecord from the cache are added always.
 #   -p  a directory copied to /payload (the command's working directory)
+#   -y  the host's Debian python3 as /usr/bin/python3, with just the standard library modules that
+#       SCRIPT.py imports (found by importing it on the host; it must not run anything on import),
+#       their compiled .pyc and the C libraries of their extension modules: a few MB, not the 50 MB
+#       of the whole library. Run it in the guest as `python3 -S -E SCRIPT.py` (no site module).
 #   -c  the shell command the guest runs; its exit status is the VM's result
 #
 # Always included: busybox, ALSA's configuration (/usr/share/alsa) and the guest /init.
@@ -17,13 +21,13 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out='' command='' payload=''
+out='' command='' payload='' pyscript=''
 mods=() bins=()
-while getopts "o:m:b:p:c:" opt; do
+while getopts "o:m:b:p:y:c:" opt; do
   case $opt in
     o) out=$OPTARG ;; m) mods+=("$OPTARG") ;; b) bins+=("$OPTARG") ;;
-    p) payload=$OPTARG ;; c) command=$OPTARG ;;
-    *) die "usage: $0 -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY[=GUESTPATH]]... [-p DIR] -c COMMAND" ;;
+    p) payload=$OPTARG ;; y) pyscript=$OPTARG ;; c) command=$OPTARG ;;
+    *) die "usage: $0 -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY[=GUESTPATH]]... [-p DIR] [-y SCRIPT.py] -c COMMAND" ;;
   esac
 done
 [ -n "$out" ] && [ -n "$command" ] || die "usage: $0 -o OUT.cpio [-m MODULE[:ARGS]]... [-b BINARY[=GUESTPATH]]... [-p DIR] -c COMMAND"
@@ -92,9 +96,13 @@ add_file() { # add_file HOSTPATH [GUESTPATH]: at the same path in the guest (cac
   cp -L "$src" "$stage$dest"
 }
 add_binary() { # add_binary HOSTPATH [GUESTPATH]
-  local bin=$1 line lib
+  local bin=$1
   [ -x "$bin" ] || die "not an executable: $bin"
   add_file "$bin" "${2:-}"
+  add_libraries "$bin"
+}
+add_libraries() { # add_libraries HOSTPATH: the shared libraries a program or library needs
+  local bin=$1 line lib ldd_out
   if ! ldd_out=$(LD_LIBRARY_PATH=$guest_libs ldd "$bin" 2>&1); then
     case $ldd_out in *"not a dynamic executable"*) return 0 ;; esac
     die "ldd $bin failed: $ldd_out"
@@ -118,6 +126,39 @@ for b in "${bins[@]+"${bins[@]}"}"; do
     *) add_binary "$(readlink -f "$b")" ;;
   esac
 done
+if [ -n "$pyscript" ]; then
+  [ -f "$pyscript" ] || die "no python script $pyscript"
+  # Debian's interpreter, not one from PATH (pyenv's, say, would want its own prefix).
+  py=$(readlink -f /usr/bin/python3)
+  [ -x "$py" ] || die "no /usr/bin/python3 on the host"
+  add_binary "$py" /usr/bin/python3
+  # Imported the way the guest runs it (-S -E: no site, no environment), with the encodings a
+  # C-locale start needs and the one sockets load lazily; what the script's own folder provides
+  # comes with the payload.
+  py_files=$(cd "$(dirname "$pyscript")" && "$py" -S -E -c '
+import os, sys
+sys.path.insert(0, ".")
+import encodings.utf_8, encodings.ascii, encodings.latin_1, encodings.idna  # idna: socket.getaddrinfo
+__import__(sys.argv[1])
+lib = os.path.dirname(os.__file__)
+print(os.__file__)
+for m in list(sys.modules.values()):
+    f = getattr(m, "__file__", None)
+    if f and os.path.abspath(f).startswith(lib + "/"):
+        print(os.path.abspath(f))' "$(basename "$pyscript" .py)") || die "python3 could not import $pyscript on the host"
+  tag=$("$py" -c 'import sys; print(sys.implementation.cache_tag)')
+  while read -r f; do
+    [ -n "$f" ] || continue
+    mkdir -p "$stage$(dirname "$f")"
+    # -p: a .pyc is used only while its source keeps the modification time it was compiled from.
+    cp -pL "$f" "$stage$f"
+    case $f in
+      *.py) pyc=$(dirname "$f")/__pycache__/$(basename "$f" .py).$tag.pyc
+            if [ -f "$pyc" ]; then mkdir -p "$stage$(dirname "$pyc")" && cp -p "$pyc" "$stage$pyc"; fi ;;
+      *.so) add_libraries "$f" ;;
+    esac
+  done <<<"$py_files"
+fi
 # Debian's /lib is a symlink to /usr/lib on the host; in the guest both spellings must work.
 for d in lib lib64; do
   if [ -d "$stage/usr/$d" ]; then

@@ -1,7 +1,7 @@
 # The virtual board's wiring, for guest test scripts (busybox sh): `. /payload/board.sh`.
 # A gpio-sim chip with the appliance's named lines, the button driven through the simulator's pull,
-# LEDs and buzzer read back from the simulator, recorders of line values over time, and the sound
-# card's unplug/replug. All functions return non-zero on failure.
+# LEDs and buzzer read back from the simulator, recorders of line values over time, the sound
+# card's unplug/replug, and the daemon's start. All functions return non-zero on failure.
 
 BOARD_CONFIG=/sys/kernel/config/gpio-sim/soundtrace
 BOARD_BUTTON=GPIO17 BOARD_LED_LISTEN=GPIO23 BOARD_LED_RESULT=GPIO24 BOARD_BUZZER=GPIO25
@@ -91,3 +91,18 @@ board_trace_stop() {
 # microphone does to its card (snd_card_disconnect); open captures fail with ENODEV.
 board_audio_unplug() { echo snd_aloop.0 >/sys/bus/platform/drivers/snd_aloop/unbind; }
 board_audio_replug() { echo snd_aloop.0 >/sys/bus/platform/drivers/snd_aloop/bind; }
+
+# board_daemon_start CONF LOG [ARGS...]: starts /usr/bin/soundtraced with CONF, stderr to LOG and
+# stdout next to it (LOG with .out), and waits up to 120 s (ALSA and SQLite start slowly under TCG)
+# for its "serving protocol" line. Sets BOARD_DAEMON (its pid) and BOARD_READY (that line).
+board_daemon_start() {
+  conf=$1 log=$2; shift 2
+  /usr/bin/soundtraced --config "$conf" "$@" </dev/null >"${log%.log}.out" 2>"$log" &
+  BOARD_DAEMON=$!
+  i=0
+  while ! grep -q 'serving protocol' "$log" && kill -0 $BOARD_DAEMON 2>/dev/null && [ $i -lt 1200 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+  BOARD_READY=$(grep -m 1 'serving protocol' "$log")
+  [ -n "$BOARD_READY" ]
+}

@@ -60,13 +60,8 @@ board_trace_start || { check trace-start 1 "could not enable the gpio_value trac
 bin=/usr/bin/soundtraced
 mkdir -p /tmp/soundtrace-state
 d=$(now)
-"$bin" --config /payload/soundtraced.conf --port $port </dev/null >/tmp/daemon.out 2>/tmp/daemon.log &
-daemon=$!
-i=0
-while ! grep -q 'serving protocol' /tmp/daemon.log && kill -0 $daemon 2>/dev/null && [ $i -lt 1200 ]; do
-  sleep 0.1; i=$((i + 1))
-done
-ready_line=$(grep -m 1 'serving protocol' /tmp/daemon.log)
+board_daemon_start /payload/soundtraced.conf /tmp/daemon.log --port $port
+daemon=$BOARD_DAEMON ready_line=$BOARD_READY
 [ -n "$ready_line" ]
 check daemon-ready $? "after $(since $d) s: $ready_line"
 if [ -z "$ready_line" ]; then
