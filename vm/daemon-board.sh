@@ -48,19 +48,8 @@ cp "$vm_dir/guest/daemon-board-guest.sh" "$vm_dir/guest/checks.sh" "$vm_dir/gues
 # 12 s of the first catalog recording (from 30 s on) after 1 s of silence, as in the smoke test.
 write_excerpt "$repo_root/catalog" "$work/payload"
 write_excerpt_48k_stereo "$work/payload"
-cat >"$work/payload/soundtraced.conf" <<'EOF'
 # The virtual board: gpio-sim's named lines, the loopback's capture side, everything on tmpfs.
-gpio = yes
-button_line = GPIO17
-listening_led_line = GPIO23
-result_led_line = GPIO24
-buzzer_line = GPIO25
-device = plughw:Loopback,1,0
-catalog = /payload/soundtrace.catalog
-state_dir = /tmp/soundtrace-state
-bind = 127.0.0.1
-port = 6680
-EOF
+board_config /tmp/soundtrace-state >"$work/payload/soundtraced.conf"
 # A second daemon, without GPIO, for the microphone's faults and formats (after the first stopped).
 cat >"$work/payload/microphone.conf" <<'EOF'
 gpio = no

@@ -78,6 +78,23 @@ static_soundtraced() {
   say "$bin uses libgpiod $linked"
 }
 
+# board_config STATE_DIR: the daemon's configuration on the virtual board (gpio-sim's named lines,
+# the loopback's capture side, the protocol on loopback), with its state in STATE_DIR.
+board_config() {
+  cat <<EOF
+gpio = yes
+button_line = GPIO17
+listening_led_line = GPIO23
+result_led_line = GPIO24
+buzzer_line = GPIO25
+device = plughw:Loopback,1,0
+catalog = /payload/soundtrace.catalog
+state_dir = $1
+bind = 127.0.0.1
+port = 6680
+EOF
+}
+
 # write_excerpt CATALOG_DIR OUT_DIR: 12 s of the first catalog recording (from 30 s on) after 1 s of
 # silence as OUT_DIR/excerpt.wav, and its reference id as OUT_DIR/excerpt.id, for guest sessions.
 write_excerpt() {

@@ -80,19 +80,7 @@ write("silence--digital", array.array("h", bytes(2 * seconds * rate)))
 PY
 
 # The shortest window the daemon takes (3 s) and its early decisions: sessions are real time.
-cat >"$work/payload/soak.conf" <<'EOF'
-gpio = yes
-button_line = GPIO17
-listening_led_line = GPIO23
-result_led_line = GPIO24
-buzzer_line = GPIO25
-device = plughw:Loopback,1,0
-catalog = /payload/soundtrace.catalog
-state_dir = /tmp/soak-state
-bind = 127.0.0.1
-port = 6680
-window_seconds = 3
-EOF
+{ board_config /tmp/soak-state; echo "window_seconds = 3"; } >"$work/payload/soak.conf"
 
 "$vm_dir/mkinitramfs.sh" -o "$work/$run.cpio" -m snd-aloop:pcm_substreams=1 -m gpio-sim \
   -b "$bin=/usr/bin/soundtraced" -p "$work/payload" -y "$work/payload/soak.py" -c "sh /payload/soak-guest.sh $cycles ${SOAK_SEED:-14}"
