@@ -163,5 +163,6 @@ extension StringProtocol {
 }
 
 extension Character {
-    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+    /// Not `("0"..."9").contains(self)`: a digit with a combining mark is one Character that sorts there.
+    fileprivate var isASCIIDigit: Bool { asciiValue.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
 }

@@ -61,9 +61,11 @@ enum DaemonArgument {
         }
     }
 
-    /// Digits only, no sign or leading zero, and small enough for the daemon's 64-bit ids.
+    /// ASCII digits only (bytes, not Characters: a digit with a combining mark is one Character that
+    /// sorts among the digits), no sign or leading zero, and small enough for the daemon's 64-bit ids.
     static func isPositiveWholeNumber(_ text: String) -> Bool {
-        guard let first = text.first, first != "0", text.count <= 18 else { return false }
-        return text.allSatisfy { ("0"..."9").contains($0) }
+        let bytes = text.utf8
+        guard let first = bytes.first, first != UInt8(ascii: "0"), bytes.count <= 18 else { return false }
+        return bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 }

@@ -50,13 +50,18 @@ enum ReplyJSON {
         return Text.json(text)
     }
 
-    /// `-12.345`, `0.5`, `7`: the protocol's number form, which is also valid JSON.
+    /// `-12.345`, `0.5`, `7`: the protocol's number form, which is also valid JSON. Digits are ASCII
+    /// bytes, not Characters: "1" followed by a combining mark is one Character that sorts between
+    /// "0" and "9". At most 15 digits before the point and 9 after: JSON readers hold numbers as
+    /// doubles, and a longer one loses digits or overflows (Foundation refuses it outright).
     static func isDecimal(_ text: String) -> Bool {
-        var rest = Substring(text)
-        if rest.hasPrefix("-") { rest = rest.dropFirst() }
-        let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let digits: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }
-        guard let whole = parts.first, digits(whole), whole == "0" || !whole.hasPrefix("0") else { return false }
-        return parts.count == 1 || digits(parts[1])
+        var rest = Substring(text).utf8[...]
+        if rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+        let parts = rest.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false)
+        let digits: (Substring.UTF8View.SubSequence, Int) -> Bool = { part, most in
+            !part.isEmpty && part.count <= most && part.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        }
+        guard let whole = parts.first, digits(whole, 15), whole.count == 1 || whole.first != UInt8(ascii: "0") else { return false }
+        return parts.count == 1 || digits(parts[1], 9)
     }
 }

@@ -38,6 +38,7 @@ import Testing
         ("window_seconds = 2", "c.conf:1: 'window_seconds' must be a whole number in 3–30, got '2'"),
         ("catalog = catalog/x.catalog", "c.conf:1: 'catalog' must be an absolute path, got 'catalog/x.catalog'"),
         ("bind = 999.1.1.1", "c.conf:1: 'bind' must be an IPv4 address, ::1, :: or localhost, got '999.1.1.1'"),
+        ("bind = 10.0.0.1\u{301}", "c.conf:1: 'bind' must be an IPv4 address, ::1, :: or localhost, got '10.0.0.1\u{301}'"),
         ("gpio = maybe", "c.conf:1: 'gpio' must be yes or no, got 'maybe'"),
         ("device =", "c.conf:1: 'device' has no value; expected ALSA capture device"),
         ("\n\nbind = 192.168.1.5", "c.conf: bind = 192.168.1.5 reaches the network, which needs a token: set token_file"),

@@ -34,6 +34,8 @@ import Testing
         (["history", "0:5", "9:10"], "soundtrace history: unexpected argument '9:10'"),
         (["catalog", "1:x"], "soundtrace catalog: range \"1:x\" should be START:END"),
         (["session", "x-4"], "soundtrace session: a session id is s-N"),
+        // A digit with a combining mark is one Character that sorts among the digits.
+        (["session", "s-4\u{301}"], "soundtrace session: a session id is s-N"),
         (["status", "now"], "soundtrace status: unexpected argument 'now'"),
         (["status", "--port", "0"], "soundtrace status: --port needs a port number from 1 to 65535"),
         (["status", "--port", "http"], "soundtrace status: --port needs a port number"),
