@@ -27,7 +27,8 @@ run: build
 # Then the protocol stress test, short: 20,000 lines and 500 connection-churn operations against the
 # real soundtraced over loopback (docs/RELIABILITY.md; the full run is 1,000,000 lines).
 # Then 20 SIGKILLs of the real soundtraced while it writes its history, each followed by checks of
-# the file (docs/RELIABILITY.md; the full run is 200).
+# the file (docs/RELIABILITY.md; the full run is 200); on the virtual board, 20 more, each followed
+# by a power cut below the file system (vm/power-cut.sh: ext4 over dm-flakey, ~2 min).
 # Then the virtual board (docs/VIRTUAL-BOARD.md): Debian's kernel in qemu with a real loopback
 # sound card and gpio-sim, downloaded into a cache at run time (~3 min the first time, ~1 min after):
 # the smoke test, then the real static soundtraced driving gpio-sim lines, then a short soak of it
@@ -45,6 +46,7 @@ test: setup
 	vm/smoke.sh
 	vm/daemon-board.sh
 	vm/soak.sh 50
+	vm/power-cut.sh 20
 	$(MAKE) test-libgpiod2
 
 # libgpiod 2 (Debian 13, Raspberry Pi OS trixie), which Debian 12 lacks: its C library from PyPI's

@@ -119,15 +119,24 @@ def client(port, ledger, rng, stop, stats, edits):
 
 def check_database(path, ledger, cycle):
     """The file as the kill left it, read by Python's own SQLite, not the code under test."""
-    db = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
+    if not os.path.exists(path):
+        # A cut before the daemon's first durable write may leave no file; never after an acknowledgement.
+        if ledger.saved or ledger.deleted or ledger.favorite:
+            raise Failure(f"cycle {cycle}: {path} is gone, but writes to it were acknowledged")
+        return 0
     try:
-        ok = db.execute("PRAGMA integrity_check").fetchall()
-        if ok != [("ok",)]:
-            raise Failure(f"cycle {cycle}: integrity_check says {ok}")
-        ids = {row[0] for row in db.execute("SELECT id FROM event")}
-        favorites = {row[0] for row in db.execute("SELECT reference_id FROM favorite")}
-    finally:
-        db.close()
+        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
+        try:
+            ok = db.execute("PRAGMA integrity_check").fetchall()
+            if ok != [("ok",)]:
+                raise Failure(f"cycle {cycle}: integrity_check says {ok}")
+            ids = {row[0] for row in db.execute("SELECT id FROM event")}
+            favorites = {row[0] for row in db.execute("SELECT reference_id FROM favorite")}
+        finally:
+            db.close()
+    except sqlite3.Error as e:
+        # A schema that vanished (a cut that took the daemon's unsynced first writes) is a loss too.
+        raise Failure(f"cycle {cycle}: the history file cannot be read as the daemon left it: {e}")
     # What was in flight at the kill is settled by what the file holds.
     for victim in ledger.pending_delete:
         (ledger.saved if victim in ids else ledger.deleted).add(victim)
@@ -152,10 +161,16 @@ def main():
     ap.add_argument("--binary", required=True)
     ap.add_argument("--cycles", type=int, default=200)
     ap.add_argument("--seed", type=int, default=14)
+    ap.add_argument("--kill-within", type=float, default=1.5, metavar="SECONDS",
+                    help="each kill comes at a random moment this long after the daemon serves (default 1.5)")
+    ap.add_argument("--state-dir", help="the daemon's state folder (default: one in a new temporary folder)")
+    ap.add_argument("--cut", help="a shell command run after each SIGKILL, before the checks: vm/power-cut.sh "
+                                  "drops every write the disk has not yet got and remounts")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     tmp = tempfile.mkdtemp(prefix="soundtrace-power-loss-")
     os.environ["ALSA_CONFIG_PATH"] = microphone(tmp)
+    state = args.state_dir or os.path.join(tmp, "state")
     catalog = os.path.join(repo, "catalog", "soundtrace.catalog")
     ledger = Ledger()
     stats = {"deletes": 0, "favorites": 0, "errors": []}
@@ -163,7 +178,7 @@ def main():
     events = 0
     for cycle in range(1, args.cycles + 1):
         # Each start also checks the file the last kill left (quick_check) before it serves.
-        d = Daemon(args.binary, catalog, tmp, "lossmic")
+        d = Daemon(args.binary, catalog, tmp, "lossmic", state=state)
         ledger.max_session = 0
         stop = threading.Event()
         workers = [threading.Thread(target=client, args=(d.port, ledger, random.Random(rng.random()), stop, stats, edits))
@@ -173,7 +188,7 @@ def main():
         # A random moment: during a session's write, a delete, a favorite or a WAL checkpoint (most
         # cycles have several writes behind them by then). Kills during the opening checks and
         # migrations are PowerLossTests' (a writer killed before its first event).
-        time.sleep(rng.uniform(0.0, 1.5))
+        time.sleep(rng.uniform(0.0, args.kill_within))
         d.alive()
         os.kill(d.pid, signal.SIGKILL)
         d.process.wait()
@@ -184,13 +199,17 @@ def main():
                 raise Failure(f"cycle {cycle}: a client hung after the daemon was killed")
         if stats["errors"]:
             raise Failure(f"cycle {cycle}: " + stats["errors"][0])
-        events = check_database(os.path.join(tmp, "state", "history.db"), ledger, cycle)
+        if args.cut:
+            cut = subprocess.run(["sh", "-c", args.cut], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if cut.returncode != 0:
+                raise Failure(f"cycle {cycle}: the cut ({args.cut}) failed with {cut.returncode}: {cut.stdout.strip()}")
+        events = check_database(os.path.join(state, "history.db"), ledger, cycle)
         if cycle % 20 == 0 or cycle == args.cycles:
             print(f"[power-loss] cycle {cycle}: {ledger.sessions} sessions, {ledger.matches} matches, "
                   f"{events} events on file, {stats['deletes']} deletes, {stats['favorites']} favorite changes",
                   file=sys.stderr, flush=True)
     # The daemon must come back after the last kill and go on counting sessions.
-    d = Daemon(args.binary, catalog, tmp, "lossmic")
+    d = Daemon(args.binary, catalog, tmp, "lossmic", state=state)
     c = Conn(d.port, timeout=20)
     c.send(b"listen\n")
     lines, term = c.reply()
@@ -200,7 +219,8 @@ def main():
     c.close()
     d.stop()
     seconds = time.monotonic() - started
-    print(f"power loss: {args.cycles} SIGKILLs of soundtraced in {seconds:.0f} s; {ledger.sessions} sessions, "
+    what = "SIGKILLs and power cuts below the file system" if args.cut else "SIGKILLs"
+    print(f"power loss: {args.cycles} {what} of soundtraced in {seconds:.0f} s; {ledger.sessions} sessions, "
           f"{ledger.matches} matches ({len(ledger.saved)} acknowledged events kept, {len(ledger.deleted)} acknowledged "
           f"deletes), {stats['favorites']} favorite changes; after every kill: integrity_check ok, every "
           f"acknowledged event present, every acknowledged delete and favorite as acknowledged; restart ok; "

@@ -240,9 +240,10 @@ def next_line(r):
 # The daemon.
 
 class Daemon:
-    def __init__(self, binary, catalog, workdir, device):
+    def __init__(self, binary, catalog, workdir, device, state=None):
+        """The daemon's logs and home in WORKDIR; its state in STATE (default WORKDIR/state)."""
         self.dir = workdir
-        state = os.path.join(workdir, "state")
+        state = state or os.path.join(workdir, "state")
         os.makedirs(state, exist_ok=True)
         os.makedirs(os.path.join(workdir, "home"), exist_ok=True)
         env = dict(os.environ, HOME=workdir + "/home", XDG_RUNTIME_DIR=workdir + "/home")
