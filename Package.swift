@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependency direction (see docs and CONVENTIONS): SoundtraceFingerprint depends on its C library only;
+// Dependency direction (see docs and CONVENTIONS): SoundtraceFingerprint depends on its C libraries only;
 // SoundtraceTools (the CLI's commands) wires the engine to files and terminals; executables stay thin.
 let package = Package(
     name: "Soundtrace",
@@ -19,9 +19,16 @@ let package = Package(
             sources: ["kissfft_fixed.c"],
             publicHeadersPath: "include"
         ),
+        // libmd (Debian's libmd-dev): SHA-256 for catalogs and recordings.
+        .systemLibrary(
+            name: "CLibmd",
+            path: "Sources/CLibmd",
+            pkgConfig: "libmd",
+            providers: [.apt(["libmd-dev"])]
+        ),
         .target(
             name: "SoundtraceFingerprint",
-            dependencies: ["CKissFFT"]
+            dependencies: ["CKissFFT", "CLibmd"]
         ),
         // Sessions, states, decisions and texts: no I/O, no C, no dependencies.
         .target(name: "SoundtraceCore"),

@@ -58,6 +58,23 @@ import SoundtraceTestSupport
         for _ in 0..<1000 { hasher.update([UInt8](repeating: 0x61, count: 1000)) }
         #expect(SHA256.hex(hasher.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
+
+    @Test func sha256GivesTheSameDigestHoweverTheBytesArrive() {
+        let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let whole = SHA256.digest(bytes)
+        // Not contiguous (copied first), a slice, uneven pieces, empty pieces, raw memory, a copy mid-way.
+        #expect(SHA256.digest(bytes.lazy.map { $0 }) == whole)
+        #expect(SHA256.digest(bytes[0..<1000]) == whole)
+        var pieces = SHA256()
+        var start = 0
+        for size in [0, 1, 63, 64, 65, 0, 127, 300] { pieces.update(bytes[start..<(start + size)]); start += size }
+        var forked = pieces
+        pieces.update(bytes[start...])
+        #expect(pieces.finalize() == whole)
+        forked.update(bytes[start...])
+        #expect(forked.finalize() == whole)
+        #expect(bytes.withUnsafeBytes { SHA256.digest($0) } == whole)
+    }
 }
 
 @Suite struct SignatureMathTests {

@@ -20,7 +20,7 @@ mkdir -p "$out/maps/CKissFFT" "$out/maps/CGPIOD"
 # -O as in the shipped build (bounds and overflow checks stay on); -enable-testing so harnesses
 # reach internal parsers through @testable import; Swift 6 mode, as Package.swift sets.
 swift_flags=(-swift-version 6 -O -enable-testing -sanitize=fuzzer,address -parse-as-library -I "$out"
-             -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$out/maps/CGPIOD")
+             -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$out/maps/CGPIOD" -I "$repo/Sources/CLibmd")
 
 # Whether $1 is missing or older than any of the other files.
 stale() {
@@ -74,7 +74,8 @@ for name in SoundtraceClock SoundtraceCore SoundtraceFingerprint SoundtracePlatf
   module "$name"
 done
 
-# The objects each harness links: the modules it imports and theirs.
+# The objects each harness links: the modules it imports and theirs (SoundtraceFingerprint's
+# SHA-256 is libmd's, linked with it).
 objects() {
   case "$1" in
     config) echo SoundtraceCore.o ;;
@@ -97,7 +98,8 @@ for harness in "${harnesses[@]}"; do
     # lld: the toolchain's gold prints a warning for every ASan helper symbol it cannot export.
     swiftc "${swift_flags[@]}" -use-ld=lld -module-name "Fuzz_$harness" -o "$out/fuzz-$harness" \
       "$here/harness/$harness.swift" "$here"/shared/*.swift "${paths[@]}" \
-      $(case " ${list[*]} " in *" SoundtracePlatform.o "*) echo -lasound $(pkg-config --libs libgpiod) ;; esac) || { echo "build: fuzz-$harness FAILED" >&2; failed=1; }
+      $(case " ${list[*]} " in *" SoundtracePlatform.o "*) echo -lasound $(pkg-config --libs libgpiod) ;; esac) \
+      $(case " ${list[*]} " in *" SoundtraceFingerprint.o "*) pkg-config --libs libmd ;; esac) || { echo "build: fuzz-$harness FAILED" >&2; failed=1; }
   fi
 done
 exit $failed
