@@ -82,9 +82,17 @@ let package = Package(
             name: "SoundtraceRecognition",
             dependencies: ["SoundtraceFingerprint", "SoundtraceCore"]
         ),
+        // jansson (Debian's libjansson-dev): the CLI's JSON parser.
+        .systemLibrary(
+            name: "CJansson",
+            path: "Sources/CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"])]
+        ),
         .target(
             name: "SoundtraceTools",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceClock", "SoundtracePlatform", "SoundtraceRecognition"]
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceClock", "SoundtracePlatform", "SoundtraceRecognition",
+                           "CJansson"]
         ),
         // Linux headers Glibc does not export (signalfd).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),

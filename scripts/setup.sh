@@ -6,7 +6,7 @@ set -euo pipefail
 # Build and test needs. The Swift toolchain itself is expected at /opt/swift or on PATH.
 # Tests simulate a microphone with ALSA's file plugin and a PulseAudio null sink, and run the daemon
 # in network namespaces (`ip netns`, veth pairs: iproute2; `unshare`, `nsenter`, `setpriv`: util-linux).
-packages=(ca-certificates pkg-config libc6-dev libsqlite3-dev libasound2-dev libgpiod-dev libmd-dev libasound2-plugins pulseaudio pulseaudio-utils)
+packages=(ca-certificates pkg-config libc6-dev libsqlite3-dev libasound2-dev libgpiod-dev libmd-dev libjansson-dev libasound2-plugins pulseaudio pulseaudio-utils)
 # The libgpiod 2 test build (scripts/build-libgpiod2.sh): pip downloads its sources from PyPI.
 packages+=(python3-pip)
 # `soundtrace explain`'s pictures are checked by rendering them (rsvg-convert).

@@ -32,15 +32,15 @@ public struct Manifest: Sendable, Equatable {
         return try parse(data, path: path)
     }
 
-    public static func parse(_ data: Data, path: String) throws(Invalid) -> Manifest {
+    public static func parse<Bytes: Collection>(_ data: Bytes, path: String) throws(Invalid) -> Manifest where Bytes.Element == UInt8 {
         func fail(_ problem: String) -> Invalid { Invalid(path: path, problem: problem) }
-        let root: Any
+        let root: JSONValue
         do {
-            root = try JSONSerialization.jsonObject(with: data)
+            root = try JSONValue.parse(data)
         } catch {
             throw fail("is not valid JSON (\(jsonProblem(error))); check it with: python3 -m json.tool \(path)")
         }
-        guard let object = root as? [String: Any] else { throw fail("must be a JSON object with \"version\" and \"references\"") }
+        guard case let .object(object) = root else { throw fail("must be a JSON object with \"version\" and \"references\"") }
         for key in object.keys.sorted() where !["version", "references"].contains(key) {
             throw fail("unknown top-level field \"\(key)\" (expected \"version\" and \"references\")")
         }
@@ -48,7 +48,7 @@ public struct Manifest: Sendable, Equatable {
         guard let version = wholeNumber(versionValue), version >= 1, version <= Int(UInt32.max) else {
             throw fail("\"version\" must be a positive whole number")
         }
-        guard let list = object["references"] as? [Any] else { throw fail("missing \"references\" (a list of recordings)") }
+        guard case let .array(list)? = object["references"] else { throw fail("missing \"references\" (a list of recordings)") }
         guard !list.isEmpty else { throw fail("\"references\" is empty; a catalog needs at least one recording") }
         guard list.count <= 256 else { throw fail("has \(list.count) references; at most 256 fit one catalog") }
 
@@ -56,8 +56,8 @@ public struct Manifest: Sendable, Equatable {
         var seen: [String: Int] = [:]
         for (position, item) in list.enumerated() {
             let number = position + 1
-            guard let entry = item as? [String: Any] else { throw fail("reference #\(number) must be a JSON object") }
-            let rawID = entry["id"] as? String
+            guard case let .object(entry) = item else { throw fail("reference #\(number) must be a JSON object") }
+            let rawID: String? = if case let .string(id)? = entry["id"] { id } else { nil }
             let label = rawID.map { "reference #\(number) ('\($0)')" } ?? "reference #\(number)"
             for key in entry.keys.sorted() where !["id", "title", "creator", "license", "sourceFile", "metadata"].contains(key) {
                 throw fail("\(label): unknown field \"\(key)\"")
@@ -70,7 +70,7 @@ public struct Manifest: Sendable, Equatable {
             seen[id] = number
             func text(_ field: String) throws(Invalid) -> String {
                 guard let value = entry[field] else { throw fail("\(label): missing \"\(field)\"") }
-                guard let s = value as? String, !s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                guard case let .string(s) = value, !s.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
                     throw fail("\(label): \"\(field)\" must be a non-empty string")
                 }
                 if let limit = limits[field], s.count > limit {
@@ -90,11 +90,11 @@ public struct Manifest: Sendable, Equatable {
             }
             var metadata: [ReferenceAudio.MetadataEntry] = []
             if let raw = entry["metadata"] {
-                guard let dictionary = raw as? [String: Any] else { throw fail("\(label): \"metadata\" must be an object of strings") }
+                guard case let .object(dictionary) = raw else { throw fail("\(label): \"metadata\" must be an object of strings") }
                 guard dictionary.count <= 32 else { throw fail("\(label): \"metadata\" has \(dictionary.count) entries; at most 32") }
                 for key in dictionary.keys.sorted() {
                     guard !key.isEmpty, key.count <= 64 else { throw fail("\(label): metadata key \"\(key)\" must be 1–64 characters") }
-                    guard let value = dictionary[key] as? String else {
+                    guard case let .string(value)? = dictionary[key] else {
                         throw fail("\(label): metadata \"\(key)\" must be a string (quote numbers)")
                     }
                     guard value.count <= 500 else { throw fail("\(label): metadata \"\(key)\" is longer than 500 characters") }
@@ -107,19 +107,18 @@ public struct Manifest: Sendable, Equatable {
         return Manifest(path: path, version: version, references: references)
     }
 
-    private static func wholeNumber(_ value: Any) -> Int? {
-        if value is String { return nil }
-        guard let number = value as? NSNumber else { return nil }
-        // JSON true/false also arrive as NSNumber; only accept integral numbers.
-        let type = String(cString: number.objCType)
-        guard type != "c", type != "B" else { return nil }
-        let double = number.doubleValue
-        guard double == double.rounded(), abs(double) < 1e15 else { return nil }
-        return number.intValue
+    /// An integral number (`1` or `1.0`), not a string or a boolean.
+    private static func wholeNumber(_ value: JSONValue) -> Int? {
+        switch value {
+        // A range, not abs(): abs(Int64.min) traps, and jansson reads "-9223372036854775808" as that.
+        case let .integer(number): return (-999_999_999_999_999...999_999_999_999_999).contains(number) ? Int(number) : nil
+        case let .real(number): return number == number.rounded() && abs(number) < 1e15 ? Int(number) : nil
+        default: return nil
+        }
     }
 
-    private static func jsonProblem(_ error: Error) -> String {
-        let text = "\(error)"
+    private static func jsonProblem(_ error: JSONValue.ParseError) -> String {
+        let text = error.description
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
 }

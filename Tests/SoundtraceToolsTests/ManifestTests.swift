@@ -15,6 +15,11 @@ import Testing
         Data("{\"version\": \(version), \"references\": [\(references.joined(separator: ","))]}".utf8)
     }
 
+    @Test func aVersionWrittenAsAWholeRealCounts() throws {
+        #expect(try Manifest.parse(Self.manifest([Self.reference()], version: "1.0"), path: "m.json").version == 1)
+        #expect(try Manifest.parse(Self.manifest([Self.reference()], version: "2E0"), path: "m.json").version == 2)
+    }
+
     @Test func parsesAValidManifest() throws {
         let m = try Manifest.parse(Self.manifest([Self.reference()]), path: "catalog/manifest.json")
         #expect(m.version == 1)
@@ -30,6 +35,9 @@ import Testing
     static var bad: [(String, Data, String)] {
         [
             ("not json", Data("{version: 1".utf8), "is not valid JSON"),
+            ("a field twice", Data("{\"version\": 1, \"version\": 2, \"references\": []}".utf8),
+             "is not valid JSON (line 1, column 24: duplicate object key near '\"version\"')"),
+            ("version beyond any double", manifest([reference()], version: "1e400"), "is not valid JSON"),
             ("array root", Data("[1, 2]".utf8), "must be a JSON object"),
             ("unknown top field", Data("{\"version\": 1, \"references\": [], \"extra\": 1}".utf8), "unknown top-level field \"extra\""),
             ("missing version", Data("{\"references\": []}".utf8), "missing \"version\""),

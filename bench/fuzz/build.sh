@@ -20,7 +20,8 @@ mkdir -p "$out/maps/CKissFFT" "$out/maps/CGPIOD"
 # -O as in the shipped build (bounds and overflow checks stay on); -enable-testing so harnesses
 # reach internal parsers through @testable import; Swift 6 mode, as Package.swift sets.
 swift_flags=(-swift-version 6 -O -enable-testing -sanitize=fuzzer,address -parse-as-library -I "$out"
-             -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$out/maps/CGPIOD" -I "$repo/Sources/CLibmd")
+             -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$out/maps/CGPIOD" -I "$repo/Sources/CLibmd"
+             -I "$repo/Sources/CJansson")
 
 # Whether $1 is missing or older than any of the other files.
 stale() {
@@ -75,7 +76,7 @@ for name in SoundtraceClock SoundtraceCore SoundtraceFingerprint SoundtracePlatf
 done
 
 # The objects each harness links: the modules it imports and theirs (SoundtraceFingerprint's
-# SHA-256 is libmd's, linked with it).
+# SHA-256 is libmd's and SoundtraceTools' JSON parser jansson's, linked with them).
 objects() {
   case "$1" in
     config) echo SoundtraceCore.o ;;
@@ -99,7 +100,8 @@ for harness in "${harnesses[@]}"; do
     swiftc "${swift_flags[@]}" -use-ld=lld -module-name "Fuzz_$harness" -o "$out/fuzz-$harness" \
       "$here/harness/$harness.swift" "$here"/shared/*.swift "${paths[@]}" \
       $(case " ${list[*]} " in *" SoundtracePlatform.o "*) echo -lasound $(pkg-config --libs libgpiod) ;; esac) \
-      $(case " ${list[*]} " in *" SoundtraceFingerprint.o "*) pkg-config --libs libmd ;; esac) || { echo "build: fuzz-$harness FAILED" >&2; failed=1; }
+      $(case " ${list[*]} " in *" SoundtraceFingerprint.o "*) pkg-config --libs libmd ;; esac) \
+      $(case " ${list[*]} " in *" SoundtraceTools.o "*) pkg-config --libs jansson ;; esac) || { echo "build: fuzz-$harness FAILED" >&2; failed=1; }
   fi
 done
 exit $failed

@@ -1,12 +1,11 @@
 // The catalog manifest (catalog/manifest.json), as `soundtrace catalog build` reads it:
 // Manifest.parse checks the JSON and every field before any recording is opened.
-import Foundation
 @testable import SoundtraceFingerprint
 @testable import SoundtraceTools
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let bytes = Data(bytes: data, count: size)
+    let bytes = UnsafeBufferPointer(start: data, count: size)
     do {
         let manifest = try Manifest.parse(bytes, path: "catalog/manifest.json")
         // What the builder relies on: 1–256 references with valid, unique ids and relative paths.
