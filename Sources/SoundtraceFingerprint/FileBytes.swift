@@ -37,7 +37,7 @@ public enum FileBytes {
 
     /// Writes `bytes` to a temporary file beside `path`, syncs it and renames it over `path`, so a
     /// reader never sees half a file and a power cut leaves the old one or the new one.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(Failure) {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import SoundtraceFingerprint
 
 /// `soundtrace catalog add`: one recording into the manifest without editing JSON by hand. Every
@@ -151,7 +151,7 @@ struct CatalogAddCommand {
         }
         let level = Self.rmsDecibels(audio.samples)
         guard level >= Self.minimumLevelDecibels else {
-            return .failure(Problem(message: "\(r.file) is nearly silent (\(String(format: "%.1f", level)) dBFS RMS; at least \(Int(Self.minimumLevelDecibels)) dBFS is needed): is it the right file?"))
+            return .failure(Problem(message: "\(r.file) is nearly silent (\(Text.oneDecimal(level)) dBFS RMS; at least \(Int(Self.minimumLevelDecibels)) dBFS is needed): is it the right file?"))
         }
         let duplicateCheck: String
         switch checkNotInCatalog(audio, sha256: loaded.sourceSHA256, file: r.file, catalogPath: r.catalogPath) {
@@ -159,8 +159,8 @@ struct CatalogAddCommand {
         case let .failure(problem): return .failure(problem)
         }
         // Where the manifest will find it: in place when it already lies in the manifest's folder.
-        let folder = URL(fileURLWithPath: manifest.folder.isEmpty ? "." : manifest.folder).standardizedFileURL.path
-        let source = URL(fileURLWithPath: r.file).standardizedFileURL.path
+        let folder = FileSystem.absolute(manifest.folder.isEmpty ? "." : manifest.folder)
+        let source = FileSystem.absolute(r.file)
         var sourceFile: String
         var copyTo: String? = nil
         if source.hasPrefix(folder + "/") {
@@ -168,7 +168,7 @@ struct CatalogAddCommand {
         } else {
             sourceFile = "audio/\(r.id).wav"
             copyTo = folder + "/" + sourceFile
-            if FileManager.default.fileExists(atPath: copyTo!) {
+            if FileSystem.exists(copyTo!) {
                 return .failure(Problem(message: "\(copyTo!) already exists; move it away or add that file instead"))
             }
         }
@@ -176,16 +176,16 @@ struct CatalogAddCommand {
         let text = ManifestWriter.text(version: manifest.version, references: manifest.references + [entry])
         // Validate every field before copying anything.
         do {
-            _ = try Manifest.parse(Data(text.utf8), path: r.manifestPath)
+            _ = try Manifest.parse(Array(text.utf8), path: r.manifestPath)
         } catch {
             return .failure(Problem(message: "\(error)"))
         }
         if let copyTo {
             do {
-                try FileManager.default.createDirectory(atPath: (copyTo as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try FileManager.default.copyItem(atPath: r.file, toPath: copyTo)
+                try FileSystem.makeFolders(FileSystem.directory(of: copyTo))
+                try FileSystem.copy(r.file, to: copyTo)
             } catch {
-                return .failure(Problem(message: "could not copy \(r.file) to \(copyTo): \((error as NSError).localizedDescription); the manifest was left unchanged"))
+                return .failure(Problem(message: "could not copy \(r.file) to \(copyTo): \(error); the manifest was left unchanged"))
             }
         }
         do {
@@ -193,7 +193,7 @@ struct CatalogAddCommand {
             return .success(Done(sourceFile: sourceFile, copied: copyTo != nil, seconds: audio.durationSeconds,
                                  references: written.references.count, duplicateCheck: duplicateCheck))
         } catch {
-            if let copyTo { try? FileManager.default.removeItem(atPath: copyTo) }
+            if let copyTo { unlink(copyTo) }
             return .failure(Problem(message: "\(error)"))
         }
     }

@@ -1,4 +1,3 @@
-import Foundation
 import SoundtraceFingerprint
 
 /// `soundtrace catalog build`: owned recordings + manifest → one catalog file, reproducibly.
@@ -49,7 +48,7 @@ struct CatalogBuildCommand {
         var results: [ReferenceFingerprint] = []
         let total = manifest.references.count
         for (i, reference) in manifest.references.enumerated() {
-            let path = (manifest.folder as NSString).appendingPathComponent(reference.sourceFile)
+            let path = FileSystem.join(manifest.folder, reference.sourceFile)
             console.progress("[\(i + 1)/\(total)] \(reference.id): reading \(reference.sourceFile)")
             do {
                 let loaded = try RecordingLoader.load(path: path, parameters: parameters, checksum: true)
@@ -86,13 +85,10 @@ struct CatalogBuildCommand {
     }
 
     private func write(_ bytes: [UInt8], to path: String) throws(CatalogError) {
-        let data = Data(bytes)
-        let url = URL(fileURLWithPath: path)
         do {
-            try data.write(to: url, options: .atomic)
+            try FileSystem.replace(path, with: bytes)
         } catch {
-            let reason = (error as NSError).localizedDescription
-            throw .cannotWrite(path: path, reason: reason)
+            throw .cannotWrite(path: path, reason: error.description)
         }
     }
 }

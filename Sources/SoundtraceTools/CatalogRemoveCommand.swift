@@ -1,4 +1,3 @@
-import Foundation
 import SoundtraceFingerprint
 
 /// `soundtrace catalog remove ID`: one recording out of the manifest. Its audio file stays (other
@@ -61,7 +60,7 @@ struct CatalogRemoveCommand {
         } catch {
             return fail("\(error)")
         }
-        let kept = (manifest.folder as NSString).appendingPathComponent(removed.sourceFile)
+        let kept = FileSystem.join(manifest.folder, removed.sourceFile)
         let steps = CatalogEditSteps.lines(manifest: manifestPath, catalog: catalogPath)
         if parsed.flag("--json") {
             console.print(Text.jsonObject([

@@ -1,4 +1,3 @@
-import Foundation
 import SoundtraceFingerprint
 
 /// `soundtrace catalog verify`: reload the file, check its hash, and prove that every reference
@@ -45,7 +44,7 @@ struct CatalogVerifyCommand {
         let path = parsed.value("--catalog") ?? defaultCatalogPath
         guard let catalog = loadCatalog(path, command: "catalog verify", console: console) else { return .inputError }
         console.print("catalog \(path): format and content hash ok (sha256 \(catalog.manifest.hash)), \(catalog.references.count) recordings")
-        let root = parsed.value("--audio-root") ?? (path as NSString).deletingLastPathComponent
+        let root = parsed.value("--audio-root") ?? FileSystem.directory(of: path)
         var failures = 0
         for (index, reference) in catalog.references.enumerated() {
             let problem = check(reference, index: index, catalog: catalog, root: root)
@@ -67,7 +66,7 @@ struct CatalogVerifyCommand {
     /// Nil when the reference checks out, else what went wrong.
     private func check(_ reference: CatalogReference, index: Int, catalog: Catalog, root: String) -> String? {
         let p = catalog.parameters
-        let path = (root as NSString).appendingPathComponent(reference.audio.sourceFile)
+        let path = FileSystem.join(root, reference.audio.sourceFile)
         let loaded: RecordingLoader.Loaded
         do {
             loaded = try RecordingLoader.load(path: path, parameters: p, checksum: true)

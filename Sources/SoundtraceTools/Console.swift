@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Where a command writes: standard output for results, standard error for progress and errors.
 /// Tests capture both.
@@ -17,8 +17,24 @@ public final class Console: @unchecked Sendable {
     /// The process's own standard output and error.
     public static func standard() -> Console {
         Console(isInteractive: isatty(STDERR_FILENO) == 1,
-                out: { FileHandle.standardOutput.write(Data($0.utf8)) },
-                err: { FileHandle.standardError.write(Data($0.utf8)) })
+                out: { write($0, to: STDOUT_FILENO) },
+                err: { write($0, to: STDERR_FILENO) })
+    }
+
+    /// All of `text`, across partial writes and signals. A reader that went away (a closed pipe)
+    /// or a full disk leaves nobody to tell, so the rest is dropped.
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            guard let start = bytes.baseAddress else { return }
+            var done = 0
+            while done < bytes.count {
+                let written = Glibc.write(descriptor, start + done, bytes.count - done)
+                if written < 0, errno == EINTR { continue }
+                if written <= 0 { return }
+                done += written
+            }
+        }
     }
 
     public func print(_ line: String) { writeOut(line + "\n") }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import SoundtraceFingerprint
 
 /// The catalog manifest (`catalog/manifest.json`): which recordings form the catalog and how they
@@ -9,7 +9,7 @@ public struct Manifest: Sendable, Equatable {
     public let references: [ReferenceAudio]
 
     /// Folder that `sourceFile` paths are relative to.
-    public var folder: String { (path as NSString).deletingLastPathComponent }
+    public var folder: String { FileSystem.directory(of: path) }
 
     public struct Invalid: Error, Equatable, CustomStringConvertible {
         public let path: String
@@ -21,15 +21,20 @@ public struct Manifest: Sendable, Equatable {
     static let limits: [String: Int] = ["title": 200, "creator": 200, "license": 100, "sourceFile": 255]
 
     public static func load(path: String) throws(Invalid) -> Manifest {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw Invalid(path: path, problem: exists ? "cannot be read (check its permissions)"
-                                                      : "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path: path, limit: maximumBytes)
+        } catch {
+            switch error {
+            case .tooLarge: throw Invalid(path: path, problem: "is larger than \(maximumBytes) bytes")
+            case .system(code: ENOENT, _), .system(code: ENOTDIR, _):
+                throw Invalid(path: path, problem: "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")
+            case .system(code: EISDIR, _):
+                throw Invalid(path: path, problem: "is a folder; pass the manifest file itself (e.g. --manifest catalog/manifest.json)")
+            case let .system(_, reason): throw Invalid(path: path, problem: "cannot be read (\(reason); check its permissions)")
+            }
         }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: maximumBytes + 1)) ?? Data()
-        guard data.count <= maximumBytes else { throw Invalid(path: path, problem: "is larger than \(maximumBytes) bytes") }
-        return try parse(data, path: path)
+        return try parse(bytes, path: path)
     }
 
     public static func parse<Bytes: Collection>(_ data: Bytes, path: String) throws(Invalid) -> Manifest where Bytes.Element == UInt8 {

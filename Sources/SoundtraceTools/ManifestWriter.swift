@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import SoundtraceFingerprint
 
 /// Writes a manifest in its canonical form: two-space indent, the fields in the order the docs
@@ -24,23 +24,13 @@ enum ManifestWriter {
     /// Checks `text` as `catalog build` would, then replaces `path` with it atomically (a
     /// temporary file beside it, synced, renamed over it). Returns the manifest as parsed.
     static func write(_ text: String, to path: String) throws(Manifest.Invalid) -> Manifest {
-        let parsed = try Manifest.parse(Data(text.utf8), path: path)
-        let temporary = path + ".new-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)),
-              let handle = FileHandle(forUpdatingAtPath: temporary) else {
-            throw Manifest.Invalid(path: path, problem: "cannot be written: the folder is not writable (check its permissions)")
-        }
+        let parsed = try Manifest.parse(Array(text.utf8), path: path)
         do {
-            try handle.synchronize()
-            try handle.close()
+            try FileSystem.replace(path, with: Array(text.utf8))
+        } catch where [EACCES, EPERM, EROFS].contains(error.code) {
+            throw Manifest.Invalid(path: path, problem: "cannot be written: the folder is not writable (check its permissions)")
         } catch {
-            unlink(temporary)
             throw Manifest.Invalid(path: path, problem: "could not be saved (\(error)); it was left unchanged")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw Manifest.Invalid(path: path, problem: "could not be replaced (\(reason)); it was left unchanged")
         }
         return parsed
     }

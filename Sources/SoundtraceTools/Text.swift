@@ -9,6 +9,13 @@ enum Text {
         return "\(sign)\(m / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 
+    /// One decimal, as printf's "%.1f" shows a level (-inf stays -inf: silence has no level).
+    static func oneDecimal(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e15 else { return "\(value)" }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
+    }
+
     /// A JSON string literal.
     static func json(_ s: String) -> String {
         var out = "\""

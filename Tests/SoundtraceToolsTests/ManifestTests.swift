@@ -81,5 +81,12 @@ import Testing
                                          problem: "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")) {
             try Manifest.load(path: "/nonexistent/manifest.json")
         }
+        #expect(throws: Manifest.Invalid(path: "/tmp", problem: "is a folder; pass the manifest file itself (e.g. --manifest catalog/manifest.json)")) {
+            try Manifest.load(path: "/tmp")
+        }
+        #expect(throws: Manifest.Invalid(path: "/etc/hostname/manifest.json",
+                                         problem: "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")) {
+            try Manifest.load(path: "/etc/hostname/manifest.json")
+        }
     }
 }
