@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT_FLAGS := -c release
 
-.PHONY: run test test-libgpiod2 setup build catalog catalog-audio bench clean
+.PHONY: run test test-tsan test-libgpiod2 setup build catalog catalog-audio bench clean
 
 setup:
 	@scripts/setup.sh
@@ -20,9 +20,8 @@ run: build
 
 # Tests run in release mode: the DSP is too slow unoptimized to index whole recordings quickly.
 # -enable-testing lets the tests reach internal DSP stages of an optimized build.
-# Then the same tests again under ThreadSanitizer, in their own build (.build/sanitize-thread;
-# 4½–8 min on a fresh 2-core machine), failing on any report (docs/RELIABILITY.md;
-# `scripts/sanitizers.sh address` is the AddressSanitizer run, kept out of `make test`).
+# The ThreadSanitizer run of the same tests is `make test-tsan` (below), kept out of `make test` so
+# that it stays within about 30 minutes on a fresh machine; CI (.ci/run) runs both.
 # Then every fuzz harness for 20 s from its seeds, two at once (docs/RELIABILITY.md).
 # Then the protocol stress test, short: 20,000 lines and 500 connection-churn operations against the
 # real soundtraced over loopback (docs/RELIABILITY.md; the full run is 1,000,000 lines).
@@ -39,7 +38,6 @@ run: build
 # same for libgpiod 2 (docs/HARDWARE.md).
 test: setup
 	SOUNDTRACE_EXPECT_LIBGPIOD=$$(pkg-config --modversion libgpiod | cut -d. -f1) swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing
-	scripts/sanitizers.sh thread
 	bench/fuzz/run.sh --jobs 2 20
 	bench/protocol-stress/run.sh --lines 20000 --churn 500
 	bench/power-loss/run.sh --cycles 20
@@ -48,6 +46,12 @@ test: setup
 	vm/soak.sh 50
 	vm/power-cut.sh 20
 	$(MAKE) test-libgpiod2
+
+# The whole Swift suite again under ThreadSanitizer, in its own build (.build/sanitize-thread;
+# 4½–8 min on a fresh 2-core machine), failing on any report (docs/RELIABILITY.md;
+# `scripts/sanitizers.sh address` is the AddressSanitizer run).
+test-tsan: setup
+	scripts/sanitizers.sh thread
 
 # libgpiod 2 (Debian 13, Raspberry Pi OS trixie), which Debian 12 lacks: its C library from PyPI's
 # gpiod sources, built static into a cache (scripts/build-libgpiod2.sh); the GPIO tests on a build
