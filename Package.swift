@@ -105,11 +105,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "soundtraced",
-            dependencies: ["SoundtraceDaemon", "CLinux"]
+            dependencies: ["SoundtraceDaemon"]
         ),
         .executableTarget(
             name: "soundtrace",
-            dependencies: ["SoundtraceTools"]
+            dependencies: ["SoundtraceTools", "SoundtraceDaemon"]
         ),
         // Deterministic audio fixtures shared by the test targets.
         .target(

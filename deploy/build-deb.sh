@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Builds the Debian package `soundtrace` for this machine's architecture with dpkg-deb:
-#   1. builds soundtraced and soundtrace the deployed way, scripts/swift-build-static.sh: release mode
-#      with the Swift standard library and GCC's C++ runtime linked in (a separate scratch folder,
-#      .build/deb, so the everyday .build/release is left alone);
-#   2. stages them with deploy/install.sh (one list of installed files for both ways of installing);
+#   1. builds soundtrace the deployed way, scripts/swift-build-static.sh: release mode with the Swift
+#      standard library and GCC's C++ runtime linked in (a separate scratch folder, .build/deb, so the
+#      everyday .build/release is left alone). One binary is both programs: /usr/bin/soundtraced is a
+#      link to it, and the name it is started under picks the program (two static binaries would
+#      carry two copies of the Swift runtime, about 8 MB each);
+#   2. stages it with deploy/install.sh (one list of installed files for both ways of installing),
+#      strips it as Debian does, and keeps its debug information in soundtrace_VERSION_ARCH.debug
+#      beside the package (for a crash's addresses: gdb or addr2line with that file);
 #   3. computes Depends with dpkg-shlibdeps and checks it against the libraries the binaries load;
 #   4. writes control, conffiles, md5sums and the maintainer scripts, and runs dpkg-deb.
 #
@@ -27,9 +31,9 @@ usage() {
 Usage: $program [--bin-dir DIR] [--out DIR]
 
 Builds soundtrace_VERSION_ARCH.deb from freshly built binaries.
-  --bin-dir DIR   package the soundtraced and soundtrace already built in DIR instead of building
-                  (they must be built with scripts/swift-build-static.sh)
-  --out DIR       where the .deb goes (default: .build/debian)
+  --bin-dir DIR   package the soundtrace already built in DIR instead of building
+                  (it must be built with scripts/swift-build-static.sh)
+  --out DIR       where the .deb and its .debug file go (default: .build/debian)
 The path of the built package is printed on standard output.
 EOF
 }
@@ -43,7 +47,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-for tool in dpkg-deb dpkg-shlibdeps dpkg objdump md5sum; do
+for tool in dpkg-deb dpkg-shlibdeps dpkg objdump objcopy strip md5sum; do
     command -v "$tool" >/dev/null || die "'$tool' is missing: apt-get install dpkg-dev binutils (or run scripts/setup.sh)"
 done
 arch=$(dpkg --print-architecture)
@@ -52,20 +56,14 @@ arch=$(dpkg --print-architecture)
 if [ -z "$bin_dir" ]; then
     command -v swift >/dev/null || die "swift is not on PATH (export PATH=/opt/swift/usr/bin:\$PATH)"
     scratch="$root/.build/deb"
-    for product in soundtraced soundtrace; do
-        note "building $product (release, static Swift standard library and C++ runtime)"
-        # A product that does not exist yet is reported by SwiftPM; say what that means here.
-        if ! "$root/scripts/swift-build-static.sh" --scratch-path "$scratch" --product "$product" >&2; then
-            die "building '$product' failed (see above); a package needs both soundtraced and soundtrace"
-        fi
-    done
+    note "building soundtrace (release, static Swift standard library and C++ runtime)"
+    "$root/scripts/swift-build-static.sh" --scratch-path "$scratch" --product soundtrace >&2 \
+        || die "building 'soundtrace' failed (see above)"
     bin_dir="$scratch/release"
 fi
-for binary in soundtraced soundtrace; do
-    [ -x "$bin_dir/$binary" ] || die "no built '$binary' in $bin_dir: a package needs both soundtraced and soundtrace
-  build it with: scripts/swift-build-static.sh --product $binary"
-done
-for binary in soundtraced soundtrace; do
+[ -x "$bin_dir/soundtrace" ] || die "no built 'soundtrace' in $bin_dir
+  build it with: scripts/swift-build-static.sh --product soundtrace"
+for binary in soundtrace; do
     swift_libs=$(objdump -p "$bin_dir/$binary" | awk '$1 == "NEEDED" && $2 ~ /^lib(swift|Foundation|dispatch|BlocksRuntime|_Foundation)/ { print $2 }' | tr '\n' ' ')
     [ -z "$swift_libs" ] || die "$bin_dir/$binary loads the Swift runtime from shared libraries ($swift_libs), which the box does not have
   rebuild it with: scripts/swift-build-static.sh --product $binary"
@@ -75,19 +73,6 @@ for binary in soundtraced soundtrace; do
   rebuild it with: scripts/swift-build-static.sh --product $binary"
 done
 
-# One version, from the binaries themselves: `--version` prints "NAME VERSION [more]".
-version_of() {
-    local text word
-    text=$("$bin_dir/$1" --version 2>/dev/null) || die "'$1 --version' failed; cannot tell the package version"
-    for word in ${text%%$'\n'*}; do
-        if [[ "$word" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]]; then printf '%s\n' "$word"; return; fi
-    done
-    die "'$1 --version' printed no version number (got '$text')"
-}
-version=$(version_of soundtraced)
-cli_version=$(version_of soundtrace)
-[ "$version" = "$cli_version" ] || die "soundtraced is version $version but soundtrace is $cli_version; build both from one checkout"
-
 # 2. Stage the files.
 work=$(mktemp -d "${TMPDIR:-/tmp}/soundtrace-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -96,8 +81,33 @@ tree="$work/tree"
     || { cat "$work/install.log" >&2; die "staging with deploy/install.sh failed"; }
 # Every box makes its own LAN token in postinst; one staged here would be the same on every box.
 rm -f "$tree/etc/soundtrace/token"
-# Debian ships binaries without debug sections (they are most of a Swift binary's size).
-strip --strip-debug "$tree/usr/bin/soundtraced" "$tree/usr/bin/soundtrace"
+
+# One version, from the programs themselves (the daemon through its staged link, as systemd starts
+# it): `--version` prints "NAME VERSION [more]".
+version_of() {
+    local text word
+    text=$("$tree/usr/bin/$1" --version 2>/dev/null) || die "'$1 --version' failed; cannot tell the package version"
+    for word in ${text%%$'\n'*}; do
+        if [[ "$word" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]]; then printf '%s\n' "$word"; return; fi
+    done
+    die "'$1 --version' printed no version number (got '$text')"
+}
+version=$(version_of soundtraced)
+cli_version=$(version_of soundtrace)
+[ "$version" = "$cli_version" ] || die "the binary says version $version as soundtraced but $cli_version as soundtrace, which cannot be one build"
+mkdir -p "$out_dir"
+out_dir=$(cd "$out_dir" && pwd)
+
+# Debian ships binaries stripped of debug sections and symbol tables (most of a Swift binary's size:
+# 16 MB unstripped, 9 stripped). What they held stays beside the package, linked by the binary's
+# build id and a debuglink, so a crash's addresses can still be read: gdb -s FILE.debug, or
+# addr2line -e FILE.debug ADDRESS.
+debug_file="$out_dir/soundtrace_${version}_${arch}.debug"
+objcopy --only-keep-debug "$tree/usr/bin/soundtrace" "$debug_file" || die "objcopy could not save the debug information"
+chmod 0644 "$debug_file"
+strip --strip-all "$tree/usr/bin/soundtrace" || die "strip failed on the staged soundtrace"
+(cd "$out_dir" && objcopy --add-gnu-debuglink="$(basename "$debug_file")" "$tree/usr/bin/soundtrace") \
+    || die "objcopy could not link the binary to its debug information"
 install -d -m 0755 "$tree/usr/share/doc/soundtrace"
 cat > "$tree/usr/share/doc/soundtrace/copyright" <<EOF
 Soundtrace, offline recognizer for a small permitted catalog of recordings.
@@ -111,7 +121,7 @@ chmod -R u+rwX,go+rX,go-w "$tree"
 # it wants a debian/control beside it and DEBIAN/ in the tree to place $ORIGIN.
 install -d "$tree/DEBIAN" "$work/src/debian"
 printf 'Source: soundtrace\n\nPackage: soundtrace\nArchitecture: any\n' > "$work/src/debian/control"
-shlibs=$(cd "$work/src" && dpkg-shlibdeps -O -e"$tree/usr/bin/soundtraced" -e"$tree/usr/bin/soundtrace" 2>"$work/shlibdeps.log") \
+shlibs=$(cd "$work/src" && dpkg-shlibdeps -O -e"$tree/usr/bin/soundtrace" 2>"$work/shlibdeps.log") \
     || { cat "$work/shlibdeps.log" >&2; die "dpkg-shlibdeps could not compute the library dependencies"; }
 lib_depends=${shlibs#shlibs:Depends=}
 [ -n "$lib_depends" ] || die "dpkg-shlibdeps found no library dependencies, which cannot be right"
@@ -120,7 +130,7 @@ lib_depends=${shlibs#shlibs:Depends=}
 # libc6 version, so raise libc6's minimum here.
 relr_glibc=2.36
 # (grep without -q reads to the end: an early exit would kill objdump with SIGPIPE, failing the pipeline.)
-if objdump -p "$tree/usr/bin/soundtraced" "$tree/usr/bin/soundtrace" | grep GLIBC_ABI_DT_RELR >/dev/null; then
+if objdump -p "$tree/usr/bin/soundtrace" | grep GLIBC_ABI_DT_RELR >/dev/null; then
     [[ "$lib_depends" =~ libc6\ \(\>=\ ([^\)]+)\) ]] || die "Depends ($lib_depends) names no libc6 version to raise to $relr_glibc"
     if dpkg --compare-versions "${BASH_REMATCH[1]}" lt "$relr_glibc"; then
         lib_depends=${lib_depends/"libc6 (>= ${BASH_REMATCH[1]})"/"libc6 (>= $relr_glibc)"}
@@ -129,8 +139,8 @@ fi
 # Besides libraries: systemd-sysusers creates the user in postinst, deb-systemd-helper enables the unit.
 depends="$lib_depends, systemd | systemd-standalone-sysusers, init-system-helpers"
 
-# Every shared library the binaries load must come from a package named in Depends.
-for binary in soundtraced soundtrace; do
+# Every shared library the binary loads must come from a package named in Depends.
+for binary in soundtrace; do
     for soname in $(objdump -p "$tree/usr/bin/$binary" | awk '$1 == "NEEDED" { print $2 }'); do
         # awk reads to the end: an early exit would kill ldconfig with SIGPIPE, failing the pipeline.
         path=$(ldconfig -p | awk -v s="$soname" '$1 == s && $NF ~ /^\// && found == "" { found = $NF } END { print found }')
@@ -244,8 +254,7 @@ EOF
 chmod 0755 "$tree/DEBIAN/postinst" "$tree/DEBIAN/prerm" "$tree/DEBIAN/postrm"
 chmod 0644 "$tree/DEBIAN/control" "$tree/DEBIAN/conffiles" "$tree/DEBIAN/md5sums"
 
-mkdir -p "$out_dir"
-deb="$(cd "$out_dir" && pwd)/soundtrace_${version}_${arch}.deb"
+deb="$out_dir/soundtrace_${version}_${arch}.deb"
 dpkg-deb --root-owner-group -Zxz --build "$tree" "$deb" >&2 || die "dpkg-deb could not build the package"
-note "built $deb (Depends: $depends)"
+note "built $deb (Depends: $depends); its debug information: $debug_file"
 echo "$deb"

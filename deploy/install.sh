@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Installs Soundtrace from a source checkout: the two binaries, the systemd unit, the sysusers entry,
+# Installs Soundtrace from a source checkout: the binary (soundtrace, with soundtraced a symbolic link
+# to it: the name it is started under picks the program), the systemd unit, the sysusers entry,
 # the default configuration and a random LAN token (never over existing ones), the catalog, the udev
 # rules, the man pages and the bash completion.
 #
 #   deploy/install.sh [--bin-dir DIR] [--enable]        install into / (as root)
 #   DESTDIR=/tmp/stage deploy/install.sh                 staged install (no root needed, nothing run)
 #
-# Build the binaries first, the deployed way (Swift standard library and GCC's C++ runtime linked in,
+# Build the binary first, the deployed way (Swift standard library and GCC's C++ runtime linked in,
 # so the box needs no Swift runtime and the daemon does not load libstdc++.so):
-#   scripts/swift-build-static.sh --product soundtraced
 #   scripts/swift-build-static.sh --product soundtrace
+# One binary instead of two because each static binary carries its own copy of the Swift runtime
+# (about 8 MB apiece; docs/DEPLOY.md).
 # Running it again is harmless: files are replaced with the same content, the configuration is kept.
 set -euo pipefail
 
@@ -26,8 +28,8 @@ usage() {
     cat <<EOF
 Usage: $program [--bin-dir DIR] [--destdir DIR] [--enable]
 
-Installs soundtraced, soundtrace and their system files.
-  --bin-dir DIR   where the built binaries are (default: .build/release of this checkout)
+Installs soundtrace (soundtraced is a link to it) and their system files.
+  --bin-dir DIR   where the built soundtrace is (default: .build/release of this checkout)
   --destdir DIR   stage the install under DIR instead of / (same as DESTDIR=DIR)
   --enable        after installing into /, enable and start soundtraced.service
 Without a staging folder it must run as root; it then also creates the service user
@@ -59,11 +61,20 @@ if [ "$enable" = yes ] && [ -n "$destdir" ]; then
 fi
 
 # Check every input before changing anything, so a failed run leaves nothing half-installed.
-for binary in soundtraced soundtrace; do
-    [ -x "$bin_dir/$binary" ] || die "no built '$binary' in $bin_dir
-  build it first: scripts/swift-build-static.sh --product $binary
+[ -x "$bin_dir/soundtrace" ] || die "no built 'soundtrace' in $bin_dir
+  build it first: scripts/swift-build-static.sh --product soundtrace
   (or point --bin-dir at the folder that holds it)"
-done
+# The service starts /usr/bin/soundtraced: the binary must be the daemon under that name (a
+# soundtrace built before the two became one binary is not). Asked through a link, as systemd will.
+probe=$(mktemp -d "${TMPDIR:-/tmp}/soundtrace-install.XXXXXX") || die "cannot make a temporary folder"
+ln -s "$(cd "$bin_dir" && pwd)/soundtrace" "$probe/soundtraced"
+daemon_version=$("$probe/soundtraced" --version 2>/dev/null) || daemon_version=
+rm -rf "$probe"
+case "$daemon_version" in
+    "soundtraced "*) ;;
+    *) die "$bin_dir/soundtrace does not run as the daemon when started as 'soundtraced' (it printed '$(printf '%s\n' "$daemon_version" | head -n 1)')
+  rebuild it from this checkout: scripts/swift-build-static.sh --product soundtrace" ;;
+esac
 for input in deploy/soundtraced.service deploy/sysusers.d/soundtrace.conf deploy/soundtraced.conf \
              catalog/soundtrace.catalog udev/60-soundtrace-gpio.rules \
              udev/70-soundtrace-usb-mic.rules.template man/soundtraced.8 deploy/bash-completion/soundtrace; do
@@ -85,8 +96,10 @@ put_man() { # put_man SOURCE SECTION
         || die "cannot install $target"
 }
 
-put 0755 "$bin_dir/soundtraced" /usr/bin/soundtraced
 put 0755 "$bin_dir/soundtrace" /usr/bin/soundtrace
+# Relative, so that it points at the installed binary wherever the tree is staged; replaced atomically.
+ln -sfn soundtrace "$destdir/usr/bin/.soundtraced.new" && mv -Tf "$destdir/usr/bin/.soundtraced.new" "$destdir/usr/bin/soundtraced" \
+    || die "cannot link /usr/bin/soundtraced to soundtrace"
 put 0644 "$root/deploy/soundtraced.service" /usr/lib/systemd/system/soundtraced.service
 put 0644 "$root/deploy/sysusers.d/soundtrace.conf" /usr/lib/sysusers.d/soundtrace.conf
 put 0644 "$root/catalog/soundtrace.catalog" /usr/share/soundtrace/soundtrace.catalog

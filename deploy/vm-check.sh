@@ -2,7 +2,8 @@
 # Runs the real unit under a real systemd, with a real ALSA device, in a throw-away VM:
 # Debian's kernel boots (qemu, TCG) into THIS machine's root file system, shared read-only over 9p
 # with a tmpfs overlay on top, so nothing on the host changes. Inside, deploy/install.sh installs the
-# static binaries, snd-aloop provides a sound card, and the checks below drive soundtraced.service.
+# static binary (soundtraced is a link to soundtrace), snd-aloop provides a sound card, and the
+# checks below drive soundtraced.service.
 #
 #   deploy/vm-check.sh [--bin-dir DIR]      (root; Debian 12 x86_64 host with systemd and qemu)
 #   deploy/vm-check.sh --deb PATH           the package instead: dpkg -i, upgrade, remove, purge
@@ -32,9 +33,8 @@ done
 for tool in qemu-system-x86_64 cpio modprobe depmod; do
     command -v "$tool" >/dev/null || die "'$tool' is missing: scripts/setup.sh vm"
 done
-[ -n "$deb" ] || for binary in soundtraced soundtrace; do
-    [ -x "$bin_dir/$binary" ] || die "no built '$binary' in $bin_dir: run deploy/build-deb.sh first (or pass --bin-dir)"
-done
+[ -n "$deb" ] || [ -x "$bin_dir/soundtrace" ] \
+    || die "no built 'soundtrace' in $bin_dir: run deploy/build-deb.sh first (or pass --bin-dir)"
 case "$bin_dir" in /*) ;; *) bin_dir="$PWD/$bin_dir" ;; esac
 
 work="$root/.build/vm-check"

@@ -29,8 +29,9 @@
 # - --no-export-dynamic: static-stdlib-args.lnk exports the program's own symbols (the libraries'
 #   are hidden by --exclude-libs). Nothing looks them up — there are no plugins and the runtime
 #   finds types through its metadata sections — but their 150 KB of symbol tables were resident.
-# - --symbol-ordering-file scripts/soundtraced.symbol-order: the functions a day of kiosk use runs
-#   (written by scripts/symbol-order.py from a callgrind run of the daemon), placed side by side.
+# - --symbol-ordering-file scripts/soundtrace.symbol-order: the functions a day of kiosk use runs
+#   (written by scripts/symbol-order.py from callgrind runs of the CLI and the daemon), placed side
+#   by side, the CLI's short list first.
 #   The kernel maps code around every page a program faults in (64 KiB fault-around), so the few
 #   thousand functions the daemon uses, scattered over a 5 MB binary (the Swift runtime and standard
 #   library are compiled with one section per function), kept ~1.3 MiB more code resident than
@@ -105,7 +106,7 @@ if [ "$print_flags" = no ] && [ "$(cat "$scratch/libgpiod.flags" 2>/dev/null)" !
     printf '%s\n' "$gpiod_key" >"$scratch/libgpiod.flags"
 fi
 
-order="$repo/scripts/soundtraced.symbol-order"
+order="$repo/scripts/soundtrace.symbol-order"
 [ -f "$order" ] || die "$order is missing (scripts/symbol-order.py writes it)"
 flags=(-static-stdlib -L "$cxx_dir" -Xclang-linker -static-libgcc
        -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic

@@ -1,23 +1,28 @@
 #!/usr/bin/env python3
-"""Writes scripts/soundtraced.symbol-order: the functions of soundtraced that a day of kiosk use
-runs (start-up, protocol commands, sessions that match and that do not, shutdown), in the order
-they first run. The deployed build (scripts/swift-build-static.sh) hands it to the linker, which
-places those functions side by side: the kernel maps a program's code around every page it
-faults in (fault-around, 64 KiB), so code that is used together but scattered over a 5 MB binary
-costs far more resident memory than the same code packed together. See docs/BENCHMARKS.md.
+"""Writes scripts/soundtrace.symbol-order: the functions of the packaged binary (`soundtrace`, which
+is the daemon when started as `soundtraced`) that a day of kiosk use runs, in the order they first
+run: first what the companion CLI runs for `--version`, `status`, `history` and `listen`, then what
+the daemon runs besides (start-up, protocol commands, sessions that match and that do not,
+shutdown). The deployed build (scripts/swift-build-static.sh) hands it to the linker, which places
+those functions side by side: the kernel maps a program's code around every page it faults in
+(fault-around, 64 KiB), so code that is used together but scattered over a 9 MB binary costs far
+more resident memory than the same code packed together. The CLI's short list goes first so that a
+`soundtrace status` touches one compact stretch; the daemon's start-up runs most of it too. See
+docs/BENCHMARKS.md.
 
     scripts/symbol-order.py BINARY [--out PATH]
 
-BINARY: a soundtraced with its symbol table (any recent build; `nm` must list its functions).
-Needs valgrind and sox. Runs the daemon under callgrind (a minute or two): an ALSA file-plugin
-microphone plays a catalog excerpt, then an outside piece. Regenerate after large code changes:
-a stale list only packs less well, it never breaks the build (missing names are ignored)."""
+BINARY: a `soundtrace` of this checkout with its symbol table (any recent build; `nm` must list its
+functions). Needs valgrind and sox. Runs the daemon under callgrind (a minute or two): an ALSA
+file-plugin microphone plays a catalog excerpt, then an outside piece; then the CLI's commands,
+each under callgrind too. Regenerate after large code changes: a stale list only packs less well,
+it never breaks the build (missing names are ignored)."""
 import argparse, glob, os, re, signal, socket, subprocess, sys, tempfile, time
 
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("binary")
-parser.add_argument("--out", default=os.path.join(repo, "scripts", "soundtraced.symbol-order"))
+parser.add_argument("--out", default=os.path.join(repo, "scripts", "soundtrace.symbol-order"))
 args = parser.parse_args()
 for tool in ("valgrind", "sox", "nm"):
     if subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True).returncode != 0:
@@ -41,10 +46,13 @@ with open(f"{work}/asound.conf", "w") as f:
 
 state = os.path.join(work, "state")
 os.mkdir(state)
+# The daemon is the binary started under the name soundtraced (the packaged link).
+daemon_link = os.path.join(work, "soundtraced")
+os.symlink(os.path.abspath(args.binary), daemon_link)
 profile = os.path.join(work, "callgrind.out")
 stderr = open(os.path.join(work, "stderr"), "w")
 daemon = subprocess.Popen(
-    ["valgrind", "-q", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={profile}", args.binary,
+    ["valgrind", "-q", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={profile}", daemon_link,
      "--config", "/dev/null", "--no-gpio", "--catalog", os.path.join(repo, "catalog", "soundtrace.catalog"),
      "--state-dir", state, "--port", "0", "--device", "ordermic"],
     env=dict(os.environ, ALSA_CONFIG_PATH=f"{work}/asound.conf", HOME=state), stdin=subprocess.DEVNULL,
@@ -106,24 +114,44 @@ if outcomes != ["matched", "noMatch", "matched"]:
 for line in ("history", "show 1", "share 1", "favorite 1", "favorites", "unfavorite 1", "status"):
     command(line)
 connection.close()
+
+# The companion CLI, as a user or a script on the box runs it, against the running daemon.
+cli_profiles = []
+for number, arguments in enumerate((["--version"], ["status", "--port", str(port)], ["history", "--port", str(port)],
+                                    ["listen", "--port", str(port)], ["status", "--port", str(port)])):
+    cli_profiles.append(os.path.join(work, f"callgrind.cli.{number}"))
+    run = subprocess.run(["valgrind", "-q", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={cli_profiles[-1]}",
+                          args.binary, *arguments], env=dict(os.environ, HOME=state), stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=600)
+    if run.returncode != 0:
+        fail(f"soundtrace {' '.join(arguments)} exited with status {run.returncode}: {run.stderr.strip()[-300:]}")
 daemon.send_signal(signal.SIGTERM)
 if daemon.wait(timeout=120) != 0:
     fail(f"soundtraced exited with status {daemon.returncode}")
 
-# Function names in the order callgrind first met them; only those defined in the binary's text.
-names, seen = [], set()
-for line in open(profile, errors="replace"):
-    found = re.match(r"^c?fn=\(\d+\) (.+)$", line.rstrip("\n"))
-    if found:
-        name = re.sub(r"'\d+$", "", found.group(1))  # callgrind marks recursion levels
-        if name not in seen:
-            seen.add(name)
-            names.append(name)
+
+def functions_in_order(paths):
+    """Function names in the order callgrind first met them, over the profiles in turn."""
+    names, seen = [], set()
+    for path in paths:
+        for line in open(path, errors="replace"):
+            found = re.match(r"^c?fn=\(\d+\) (.+)$", line.rstrip("\n"))
+            if found:
+                name = re.sub(r"'\d+$", "", found.group(1))  # callgrind marks recursion levels
+                if name not in seen:
+                    seen.add(name)
+                    names.append(name)
+    return names
+
+
+# Only functions defined in the binary's text; the CLI's first, then the daemon's others.
 symbols = subprocess.run(["nm", args.binary], capture_output=True, text=True, check=True).stdout.splitlines()
 defined = {fields[2] for fields in (line.split() for line in symbols) if len(fields) == 3 and fields[1] in "tTwW"}
-ordered = [name for name in names if name in defined]
-if len(ordered) < 200:
-    fail(f"only {len(ordered)} functions of the binary ran: is it stripped?")
+cli = [name for name in functions_in_order(cli_profiles) if name in defined]
+cli_set = set(cli)
+daemon_only = [name for name in functions_in_order([profile]) if name in defined and name not in cli_set]
+if len(cli) < 100 or len(daemon_only) < 200:
+    fail(f"only {len(cli)} functions of the CLI and {len(daemon_only)} more of the daemon ran: is the binary stripped?")
 with open(args.out, "w") as f:
-    f.write("\n".join(ordered) + "\n")
-print(f"{args.out}: {len(ordered)} functions (sessions: {', '.join(outcomes)})")
+    f.write("\n".join(cli + daemon_only) + "\n")
+print(f"{args.out}: {len(cli)} functions of the CLI, then {len(daemon_only)} more of the daemon (sessions: {', '.join(outcomes)})")

@@ -13,7 +13,8 @@
 # the library under test is the one in the binary, not the guest's (Debian's 1.6, for gpioinfo).
 #
 # SOUNDTRACED_VM_BIN=PATH uses that binary instead of building one (it should be the deployed build,
-# scripts/swift-build-static.sh: the dynamic Swift libraries would add 85 MB to the initramfs).
+# scripts/swift-build-static.sh --product soundtrace: the dynamic Swift libraries would add 85 MB to
+# the initramfs); the guest runs it as /usr/bin/soundtraced.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -49,9 +49,11 @@ need_host() { # need_host COMMAND PACKAGE
     || die "could not install $2; try: apt-get update && apt-get install $2"
 }
 
-# static_soundtraced LIBGPIOD: sets bin to the deployed soundtraced (scripts/swift-build-static.sh)
-# with libgpiod LIBGPIOD (1 or 2) linked in, built in a scratch folder of its own unless
-# SOUNDTRACED_VM_BIN names one; dies unless the binary has that libgpiod in it.
+# static_soundtraced LIBGPIOD: sets bin to the deployed binary (scripts/swift-build-static.sh
+# --product soundtrace, which the package installs and runs as the daemon under the name
+# soundtraced; the guests place it at /usr/bin/soundtraced) with libgpiod LIBGPIOD (1 or 2) linked
+# in, built in a scratch folder of its own unless SOUNDTRACED_VM_BIN names one; dies unless the
+# binary has that libgpiod in it.
 static_soundtraced() {
   local libgpiod=$1 scratch swift_path linked
   bin=${SOUNDTRACED_VM_BIN:-}
@@ -62,10 +64,10 @@ static_soundtraced() {
     swift_path=${SWIFT_BIN_DIR:-/opt/swift/usr/bin}
     [ -d "$swift_path" ] && PATH=$swift_path:$PATH
     command -v swift >/dev/null || die "swift is not on PATH (or set SOUNDTRACED_VM_BIN)"
-    say "building the deployed soundtraced with libgpiod $(pkg-config --modversion libgpiod) linked in (scripts/swift-build-static.sh) in $scratch"
-    "$repo_root/scripts/swift-build-static.sh" --static-libgpiod --product soundtraced --scratch-path "$scratch" >&2 \
-      || die "swift build of soundtraced failed"
-    bin=$scratch/release/soundtraced
+    say "building the deployed binary with libgpiod $(pkg-config --modversion libgpiod) linked in (scripts/swift-build-static.sh) in $scratch"
+    "$repo_root/scripts/swift-build-static.sh" --static-libgpiod --product soundtrace --scratch-path "$scratch" >&2 \
+      || die "swift build of soundtrace failed"
+    bin=$scratch/release/soundtrace
   fi
   [ -x "$bin" ] || die "no soundtraced binary at $bin"
   # Which libgpiod is in the binary, by a function only that major has (nm reads to the end: no SIGPIPE).

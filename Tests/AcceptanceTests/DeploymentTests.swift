@@ -86,7 +86,7 @@ import Testing
     /// What a staged install holds, with its mode. The binaries are stand-ins: the script's job is
     /// where things go, not what the binaries do (the package test below uses the real ones).
     static let installed: [(path: String, mode: Int)] = [
-        ("/usr/bin/soundtraced", 0o755), ("/usr/bin/soundtrace", 0o755),
+        ("/usr/bin/soundtrace", 0o755),
         ("/usr/lib/systemd/system/soundtraced.service", 0o644), ("/usr/lib/sysusers.d/soundtrace.conf", 0o644),
         ("/etc/soundtrace/soundtraced.conf", 0o644), ("/usr/share/soundtrace/soundtrace.catalog", 0o644),
         ("/usr/lib/udev/rules.d/60-soundtrace-gpio.rules", 0o644),
@@ -107,10 +107,12 @@ import Testing
         for (path, mode) in expected {
             #expect(try stage.mode(path) == mode, "\(path)")
         }
-        // Nothing else, and nothing writable by group or others.
+        // The daemon is the one binary under another name: a relative link, whatever the root.
+        #expect(try stage.linkTarget("/usr/bin/soundtraced") == "soundtrace")
+        // Nothing else, and nothing writable by group or others (a link's own mode means nothing).
         let files = try stage.files()
-        #expect(Set(files) == Set(expected.map(\.path)), "\(files)")
-        for path in try stage.all() {
+        #expect(Set(files) == Set(expected.map(\.path) + ["/usr/bin/soundtraced"]), "\(files)")
+        for path in try stage.all() where path != "/usr/bin/soundtraced" {
             #expect(try stage.mode(path) & 0o022 == 0, "\(path) is writable by group or others")
         }
         // Man pages are gzip files of the pages in man/.
@@ -156,28 +158,38 @@ import Testing
         #expect(try stage.fingerprint() == before)
     }
 
-    @Test func installWithoutABuiltDaemonSaysHowToBuildIt() throws {
+    @Test func installWithoutABuiltBinarySaysHowToBuildIt() throws {
         let stage = try Stage()
-        try FileManager.default.removeItem(atPath: stage.binaries + "/soundtraced")
+        try FileManager.default.removeItem(atPath: stage.binaries + "/soundtrace")
         let run = try stage.install()
         #expect(run.status != 0)
-        #expect(run.stderr.contains("no built 'soundtraced'") && run.stderr.contains("scripts/swift-build-static.sh"), "\(run.stderr)")
+        #expect(run.stderr.contains("no built 'soundtrace'") && run.stderr.contains("scripts/swift-build-static.sh"), "\(run.stderr)")
+        #expect(try stage.all().isEmpty, "a failed install leaves nothing behind")
+    }
+
+    /// A `soundtrace` from before the two programs became one binary would leave the service running
+    /// the CLI with the daemon's options.
+    @Test func installRefusesABinaryThatIsNotTheDaemonUnderItsName() throws {
+        let stage = try Stage(multiCall: false)
+        let run = try stage.install()
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("does not run as the daemon when started as 'soundtraced'"), "\(run.stderr)")
+        #expect(run.stderr.contains("printed 'soundtrace 0.0.0-stand-in'"), "\(run.stderr)")
         #expect(try stage.all().isEmpty, "a failed install leaves nothing behind")
     }
 
     // MARK: build-deb.sh
 
-    @Test func buildDebWithoutTheDaemonFailsClearly() throws {
+    @Test func buildDebWithoutTheBinaryFailsClearly() throws {
         let stage = try Stage()
-        try FileManager.default.removeItem(atPath: stage.binaries + "/soundtraced")
+        try FileManager.default.removeItem(atPath: stage.binaries + "/soundtrace")
         let run = try Command.run([Self.root + "/deploy/build-deb.sh", "--bin-dir", stage.binaries, "--out", stage.directory + "/out"])
         #expect(run.status != 0)
-        #expect(run.stderr.contains("no built 'soundtraced'"), "\(run.stderr)")
+        #expect(run.stderr.contains("no built 'soundtrace'"), "\(run.stderr)")
     }
 
-    /// Builds the real package: both binaries the deployed way, scripts/swift-build-static.sh (in .build/deb,
-    /// minutes the first time), then checks its control data and contents. Until the daemon exists
-    /// this fails with build-deb.sh's message that it could not build `soundtraced`.
+    /// Builds the real package: the binary the deployed way, scripts/swift-build-static.sh (in .build/deb,
+    /// minutes the first time), then checks its control data and contents.
     @Test(.timeLimit(.minutes(30))) func thePackageHasTheRightDependsFilesAndConffile() throws {
         let out = try Stage.temporaryDirectory("deb")
         defer { try? FileManager.default.removeItem(atPath: out) }
@@ -216,12 +228,26 @@ import Testing
         #expect(postinst.contains("systemd-sysusers") && postinst.contains("/run/systemd/system") && postinst.contains("udevadm"))
         #expect(postinst.contains("/dev/urandom") && postinst.contains("/etc/soundtrace/token"))
 
-        // Version: the daemon's own ("soundtraced 0.1.0 (protocol 1)").
+        // Version: the daemon's own ("soundtraced 0.1.0 (protocol 1)"), through the packaged link.
+        #expect(try Stage.linkTarget(tree + "/usr/bin/soundtraced") == "soundtrace")
         let version = try Command.run([tree + "/usr/bin/soundtraced", "--version"]).stdout
+        #expect(version.hasPrefix("soundtraced "), "\(version)")
         #expect(version.split(whereSeparator: \.isWhitespace).dropFirst().first.map(String.init) == (try field("Version")), "\(version)")
+        #expect(try Command.run([tree + "/usr/bin/soundtrace", "--version"]).stdout.hasPrefix("soundtrace "))
 
-        // Depends names the package of every library the binaries load, and no Swift runtime is loaded.
-        for binary in ["soundtraced", "soundtrace"] {
+        // Stripped as Debian does (no symbol table, no debug sections); what they held is beside the
+        // package, and the binary names it.
+        let sections = try Command.run(["objdump", "-h", tree + "/usr/bin/soundtrace"]).stdout
+        #expect(!sections.contains(".debug_info") && !sections.contains(".symtab"), "\(sections)")
+        #expect(sections.contains(".gnu_debuglink"), "\(sections)")
+        let debugFile = String(deb.dropLast(".deb".count)) + ".debug"
+        #expect(try Command.run(["objdump", "-h", debugFile]).stdout.contains(".debug_info"), "no debug information in \(debugFile)")
+        // Both programs in one binary keep the package within issue 17's 12 MB (docs/DEPLOY.md).
+        let installedSize = try #require(Int(try field("Installed-Size")))
+        #expect(installedSize <= 12 * 1024, "Installed-Size \(installedSize) KiB")
+
+        // Depends names the package of every library the binary loads, and no Swift runtime is loaded.
+        for binary in ["soundtrace"] {
             let dump = try Command.run(["objdump", "-p", tree + "/usr/bin/" + binary]).stdout
             let needed = dump.split(separator: "\n").compactMap { line -> String? in
                 let parts = line.split(separator: " ")
@@ -245,7 +271,7 @@ import Testing
         #expect(dependedOn.contains("systemd"))
         // GPIO goes through libgpiod, shared in the package (docs/HARDWARE.md): its package is a
         // dependency, whichever major the build machine has (libgpiod2 on bookworm, libgpiod3 on trixie).
-        let daemonLibraries = try Command.run(["objdump", "-p", tree + "/usr/bin/soundtraced"]).stdout
+        let daemonLibraries = try Command.run(["objdump", "-p", tree + "/usr/bin/soundtrace"]).stdout
         #expect(daemonLibraries.split(separator: "\n").contains { line in
             let parts = line.split(separator: " ")
             return parts.count == 2 && parts[0] == "NEEDED" && parts[1].hasPrefix("libgpiod.so.")
@@ -268,20 +294,30 @@ import Testing
     }
 }
 
-/// A staging folder with stand-in binaries for deploy/install.sh.
+/// A staging folder with a stand-in binary for deploy/install.sh: like the real one, it answers
+/// `--version` as the daemon when started under the name `soundtraced` (unless `multiCall` is false,
+/// as a CLI built before the two programs became one binary would not).
 private struct Stage {
     let directory: String
     var destdir: String { directory + "/root" }
     var binaries: String { directory + "/bin" }
 
-    init() throws {
+    init(multiCall: Bool = true) throws {
         directory = try Self.temporaryDirectory("stage")
         try FileManager.default.createDirectory(atPath: binaries, withIntermediateDirectories: true)
-        for name in ["soundtraced", "soundtrace"] {
-            let path = binaries + "/" + name
-            try "#!/bin/sh\necho '\(name) 0.0.0-stand-in'\n".write(toFile: path, atomically: true, encoding: .utf8)
-            chmod(path, 0o755)
-        }
+        let path = binaries + "/soundtrace"
+        let script = multiCall
+            ? "#!/bin/sh\ncase \"${0##*/}\" in soundtraced) echo 'soundtraced 0.0.0-stand-in' ;; *) echo 'soundtrace 0.0.0-stand-in' ;; esac\n"
+            : "#!/bin/sh\necho 'soundtrace 0.0.0-stand-in'\n"
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+    }
+
+    /// What the symbolic link at `path` (under the staging root) points to.
+    func linkTarget(_ path: String) throws -> String { try Self.linkTarget(destdir + path) }
+
+    static func linkTarget(_ path: String) throws -> String {
+        try FileManager.default.destinationOfSymbolicLink(atPath: path)
     }
 
     static func temporaryDirectory(_ purpose: String) throws -> String {

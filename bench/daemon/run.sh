@@ -2,7 +2,8 @@
 # soundtraced's resources — memory idle and while listening, wakeups while idle, start→ready,
 # listen→capture — for the dynamically linked release build and the deployed one
 # (scripts/swift-build-static.sh: the Swift standard library and libstdc++ linked in; built in its
-# own scratch path so .build is not clobbered), plus do-nothing
+# own scratch path so .build is not clobbered; as packaged, the one `soundtrace` binary started
+# through a link named soundtraced), plus do-nothing
 # baseline programs. Prints Markdown tables (docs/BENCHMARKS.md records them). Takes ~5 minutes
 # (two 60 s idle windows); --quick shortens the idle windows to 5 s and the repetitions, for trying.
 #
@@ -48,9 +49,12 @@ cd "$repo"
 if [ "$build" = 1 ]; then
   echo "building soundtraced (dynamic, then the deployed build in $static_scratch)…" >&2
   swift build -c release --product soundtraced >&2
-  "$repo/scripts/swift-build-static.sh" --product soundtraced --scratch-path "$static_scratch" >&2
+  "$repo/scripts/swift-build-static.sh" --product soundtrace --scratch-path "$static_scratch" >&2
 fi
-for binary in "$static_scratch/release/soundtraced" .build/release/soundtraced; do
+# The package's layout: /usr/bin/soundtraced is a link to the one binary (deploy/install.sh).
+mkdir -p "$static_scratch/packaged"
+ln -sfn ../release/soundtrace "$static_scratch/packaged/soundtraced"
+for binary in "$static_scratch/packaged/soundtraced" .build/release/soundtraced; do
   [ -x "$binary" ] || { echo "no $binary: run without --no-build" >&2; exit 1; }
 done
 # Do-nothing baselines (seconds to build), the static ones linked like the deployed build.
@@ -65,7 +69,7 @@ for linking in static dynamic; do
 done
 
 python3 "$here/daemon.py" --repo "$repo" \
-  --binary "static=$static_scratch/release/soundtraced" \
+  --binary "static=$static_scratch/packaged/soundtraced" \
   --binary "dynamic=$repo/.build/release/soundtraced" \
   --baseline "Swift, Glibc only, linked like the deployed build=$base_dir/glibc-static" \
   --baseline "Swift, Glibc + SQLite + ALSA, linked like the deployed build=$base_dir/glibc-sqlite-alsa-static" \
