@@ -22,7 +22,7 @@ extension Appliance {
             guard var state = clients[client.id] else { return }
             if state.heldUntil != nil {
                 guard state.heldLines.count < ClientState.maxHeldLines else {
-                    channel.send("ACK [2@0] {} too many commands while waiting for an answer\n", to: client)
+                    channel.send(ProtocolText.reply(ProtocolError(.badArguments, command: "", "too many commands while waiting for an answer")), to: client)
                     channel.close(client)
                     clients[client.id] = nil
                     return

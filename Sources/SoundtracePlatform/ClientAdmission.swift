@@ -1,3 +1,5 @@
+import SoundtraceCore
+
 /// Who may take one of the line server's connection slots. A plain cap let clients waiting in
 /// `idle` (exempt from the idle timeout, and rightly so) hold every slot and lock out everyone
 /// else, the box's own CLI included, and let one LAN host take them all. So: clients from the
@@ -17,16 +19,16 @@ struct ClientAdmission {
 
     enum Decision: Equatable {
         case admit
-        /// Admit after closing this occupant (a local client waiting in `idle`), with `reason`.
-        case admitReplacing(id: Int, reason: String)
-        /// Refuse with `reason`, the protocol's error line without its newline.
-        case refuse(String)
+        /// Admit after closing this occupant (a local client waiting in `idle`), telling it `reason`.
+        case admitReplacing(id: Int, reason: ProtocolError)
+        /// Refuse, telling the client `reason`.
+        case refuse(ProtocolError)
     }
 
     let limits: LineServer.Limits
 
     func decide(peer: String, isLocal: Bool, occupants: [Occupant]) -> Decision {
-        let full = "ACK [56@0] {} too many clients (\(limits.maxClients)); try again later"
+        let full = Self.unavailable("too many clients (\(limits.maxClients)); try again later")
         if isLocal {
             if occupants.count < limits.maxClients { return .admit }
             // Oldest wait first; the lower id (the older connection) breaks a tie.
@@ -34,18 +36,25 @@ struct ClientAdmission {
             guard let oldest = waiting.min(by: { ($0.waitingSince ?? 0, $0.id) < ($1.waitingSince ?? 0, $1.id) }) else {
                 return .refuse(full)
             }
-            return .admitReplacing(id: oldest.id, reason: "ACK [56@0] {} every slot (\(limits.maxClients)) is taken and a client on this machine needs one: closing this waiting connection; reconnect to wait again")
+            return .admitReplacing(id: oldest.id, reason: Self.unavailable(
+                "every slot (\(limits.maxClients)) is taken and a client on this machine needs one: closing this waiting connection; reconnect to wait again"))
         }
         // The per-address limit first: it is the one the client itself can do something about.
         let fromPeer = occupants.count(where: { !$0.isLocal && $0.peer == peer })
         if fromPeer >= limits.maxClientsPerAddress {
-            return .refuse("ACK [56@0] {} too many connections from \(peer) (\(limits.maxClientsPerAddress)); close one and try again")
+            return .refuse(Self.unavailable("too many connections from \(peer) (\(limits.maxClientsPerAddress)); close one and try again"))
         }
         let networkSlots = max(0, limits.maxClients - limits.reservedLocalSlots)
         if occupants.count >= limits.maxClients { return .refuse(full) }
         if occupants.count >= networkSlots {
-            return .refuse("ACK [56@0] {} too many clients (\(networkSlots) for the network, \(limits.maxClients - networkSlots) kept for this machine); try again later")
+            return .refuse(Self.unavailable(
+                "too many clients (\(networkSlots) for the network, \(limits.maxClients - networkSlots) kept for this machine); try again later"))
         }
         return .admit
+    }
+
+    /// A refusal before any command was read, so the error names none.
+    private static func unavailable(_ message: String) -> ProtocolError {
+        ProtocolError(.unavailable, command: "", message)
     }
 }

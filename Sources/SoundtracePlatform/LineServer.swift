@@ -63,40 +63,17 @@ public final class LineServer: @unchecked Sendable {
     }
 
     public let limits: Limits
-    private let greeting: String
+    let greeting: String
     /// Whether a peer address is on this machine; tests stand in other loopback addresses for LAN hosts.
-    private let isLocalPeer: @Sendable (String) -> Bool
-    private let listener: Int32
+    let isLocalPeer: @Sendable (String) -> Bool
+    let listener: Int32
     public let port: Int
-    private let wake = WakeSignal()
+    let wake = WakeSignal()
     /// Made last in `init`, once nothing can throw: a throwing initializer does not run `deinit`,
     /// so a mutex made earlier leaked when the address was refused (found by LeakSanitizer).
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
     private var requests: [Request] = []
     private enum Request { case send(Int, [UInt8]), close(Int), idleExempt(Int, Bool), stop }
-
-    private final class Connection {
-        let client: Client
-        let descriptor: Int32
-        var input: LineBuffer
-        var output: [UInt8] = []
-        var lastActivity: Int64
-        var closeAfterFlush = false
-        /// Why the connection closes once flushed (for the `disconnected` event).
-        var closeReason = "closed"
-        /// Since when the bytes held form an unfinished line (nil: none, or only whole lines held back).
-        var partialLineSince: Int64?
-        /// The client shut down its sending side: it is closed once it has its replies.
-        var inputEnded = false
-        /// A client waiting for the server (MPD's `idle`) is not idle itself.
-        var idleExempt = false
-        init(client: Client, descriptor: Int32, now: Int64, maxLineBytes: Int) {
-            self.client = client
-            self.descriptor = descriptor
-            lastActivity = now
-            input = LineBuffer(maxLineBytes: maxLineBytes)
-        }
-    }
 
     /// Binds and listens (`port` 0 picks a free port, reported in `port`).
     public convenience init(address: String, port: Int, limits: Limits = Limits(), greeting: String) throws(Failure) {
@@ -164,217 +141,28 @@ public final class LineServer: @unchecked Sendable {
         wake.signal()
     }
 
-    /// Serves until `stop()`, calling `handler` on this thread for every event.
-    public func run(_ handler: (Event) -> Void) {
-        var connections: [Int: Connection] = [:]
-        var nextID = 1
-        var stopping = false
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        func drop(_ connection: Connection, _ reason: String) {
-            Glibc.close(connection.descriptor)
-            connections[connection.client.id] = nil
-            handler(.disconnected(connection.client, reason: reason))
-        }
-        // Says why in the protocol's error form, then closes once that is written.
-        func closeTelling(_ c: Connection, _ line: String, reason: String) {
-            c.output += Array((line + "\n").utf8)
-            c.input.removeAll()
-            c.partialLineSince = nil
-            c.closeAfterFlush = true
-            c.closeReason = reason
-        }
-        // Requests from other threads, and from the handler on this one.
-        func applyRequests() {
-            pthread_mutex_lock(lock)
-            let pending = requests
-            requests.removeAll()
-            pthread_mutex_unlock(lock)
-            for request in pending {
-                switch request {
-                case let .send(id, bytes):
-                    guard let c = connections[id] else { continue }
-                    c.output += bytes
-                    if c.output.count > limits.disconnectPendingBytes { drop(c, "too much unread output") }
-                case let .close(id):
-                    connections[id]?.closeAfterFlush = true
-                case let .idleExempt(id, exempt):
-                    connections[id]?.idleExempt = exempt
-                    connections[id]?.lastActivity = Self.milliseconds()
-                case .stop:
-                    stopping = true
-                }
-            }
-        }
-        // Hands a client's complete lines to the handler one at a time while its unread output is
-        // under the limit. The replies a line produced are queued before the next line is looked
-        // at, so one chunk of pipelined commands cannot pile up more than one reply past the
-        // limit; lines left over wait in the buffer, and the client is not read meanwhile.
-        func dispatchLines(_ c: Connection) {
-            while !stopping, connections[c.client.id] != nil, !c.closeAfterFlush, c.output.count < limits.maxPendingBytes,
-                  let next = c.input.next() {
-                switch next {
-                case let .line(line):
-                    handler(.line(c.client, line))
-                    applyRequests()
-                case .tooLong:
-                    closeTelling(c, "ACK [2@0] {} line longer than \(limits.maxLineBytes) bytes", reason: "line too long")
-                }
-            }
-        }
-        // Starts the unfinished line's clock when one is left after dispatching. `newLine`: the
-        // bytes just read finished the previous one, so what is left began now. Whole lines held
-        // back by back-pressure do not count: the client is not being read.
-        func notePartialLine(_ c: Connection, now: Int64, newLine: Bool) {
-            if c.closeAfterFlush || c.input.count == 0 || c.input.hasLine {
-                c.partialLineSince = nil
-            } else if newLine || c.partialLineSince == nil {
-                c.partialLineSince = now
-            }
-        }
-        // An unfinished line's clock stands still while the server does not read the client (its
-        // replies pile up unread), since the client cannot finish the line meanwhile.
-        func lineClockStopped(_ c: Connection) -> Bool {
-            c.closeAfterFlush || c.output.count >= limits.maxPendingBytes
-        }
-        // The earliest moment a connection may need closing: its idle time or its unfinished line.
-        func deadline(_ c: Connection) -> Int64? {
-            let idle = c.idleExempt ? nil : c.lastActivity + Int64(limits.idleTimeoutMilliseconds)
-            let line = lineClockStopped(c) ? nil : c.partialLineSince.map { $0 + Int64(limits.lineTimeoutMilliseconds) }
-            return [idle, line].compactMap { $0 }.min()
-        }
-        // Connections with nothing left to do: every reply written and the client gone, or closed
-        // by the server once its last words are out.
-        func dropFinished() {
-            for c in Array(connections.values) where c.output.isEmpty && (c.closeAfterFlush || c.inputEnded) {
-                drop(c, c.closeAfterFlush ? c.closeReason : "client closed")
-            }
-        }
-        // A closing client is still read (and what it sends discarded): closing a socket with
-        // unread input resets it, and the client could lose its last reply.
-        func readsInput(_ c: Connection) -> Bool {
-            !c.inputEnded && (c.closeAfterFlush || c.output.count < limits.maxPendingBytes)
-        }
-        while true {
-            wake.consume()
-            applyRequests()
-            if stopping {
-                for c in connections.values { drop(c, "server stopping") }
-                return
-            }
-            dropFinished()
-
-            let now = Self.milliseconds()
-            var timeout: Int32 = -1
-            if let earliest = connections.values.compactMap(deadline).min() {
-                timeout = Int32(max(0, min(Int64(Int32.max), earliest - now)))
-            }
-            let order = Array(connections.values)
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
-            fds += order.map {
-                pollfd(fd: $0.descriptor, events: (readsInput($0) ? Int16(POLLIN) : 0) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
-            }
-            if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR { continue }
-
-            let afterPoll = Self.milliseconds()
-            for (index, c) in order.enumerated() {
-                let events = fds[index + 2].revents
-                guard !stopping, connections[c.client.id] != nil else { continue }
-                if events & Int16(POLLOUT) != 0, !c.output.isEmpty {
-                    let written = c.output.withUnsafeBytes { Glibc.send(c.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    if written > 0 {
-                        c.output.removeFirst(written)
-                        // A client reading its replies is not idle, even while its lines wait.
-                        c.lastActivity = afterPoll
-                        dispatchLines(c)
-                        notePartialLine(c, now: afterPoll, newLine: false)
-                    } else if errno != EAGAIN { drop(c, "write failed"); continue }
-                }
-                guard !stopping, connections[c.client.id] != nil else { continue }
-                if events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
-                    // Hang-up or error while not reading: the client is gone, its replies with it.
-                    guard readsInput(c) else { drop(c, "client closed"); continue }
-                    let count = recv(c.descriptor, &buffer, buffer.count, 0)
-                    if count < 0 && errno != EAGAIN && errno != EINTR { drop(c, "client closed"); continue }
-                    if count == 0 {
-                        // The client is done sending (perhaps a pipelined batch); it still gets its replies.
-                        c.inputEnded = true
-                        c.input.removeAll()
-                        c.partialLineSince = nil
-                    } else if count > 0 {
-                        c.lastActivity = afterPoll
-                        // A connection on its way out reads nothing more.
-                        if !c.closeAfterFlush { c.input.append(buffer[..<count]) }
-                        dispatchLines(c)
-                        notePartialLine(c, now: afterPoll, newLine: buffer[..<count].contains(UInt8(ascii: "\n")))
-                    }
-                }
-                guard connections[c.client.id] != nil else { continue }
-                if c.partialLineSince != nil, lineClockStopped(c) {
-                    // Restarted, so the client has the whole time once it is read again.
-                    c.partialLineSince = c.closeAfterFlush ? nil : afterPoll
-                } else if let since = c.partialLineSince, afterPoll - since >= Int64(limits.lineTimeoutMilliseconds) {
-                    closeTelling(c, "ACK [2@0] {} line not finished within \(Self.duration(limits.lineTimeoutMilliseconds)); send each command as one line ending in a newline", reason: "line timeout")
-                } else if !c.idleExempt, afterPoll - c.lastActivity >= Int64(limits.idleTimeoutMilliseconds) {
-                    drop(c, "idle timeout")
-                }
-            }
-            if fds[0].revents & Int16(POLLIN) != 0 {
-                var peer = sockaddr_storage()
-                var peerLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                let fd = withUnsafeMutablePointer(to: &peer) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &peerLength) }
-                }
-                if fd >= 0 {
-                    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                    let name = SocketAddress.describe(&peer)
-                    let local = isLocalPeer(name)
-                    // A client that closed just before this one connected was read to its end in
-                    // this same round: its slot is free now, not at the next round (a client
-                    // reconnecting at once to a full server was refused by its own old connection).
-                    dropFinished()
-                    let occupants = connections.values.map {
-                        ClientAdmission.Occupant(id: $0.client.id, peer: $0.client.peer, isLocal: $0.client.isLoopback,
-                                                 waitingSince: $0.idleExempt ? $0.lastActivity : nil)
-                    }
-                    var admitted = true
-                    switch ClientAdmission(limits: limits).decide(peer: name, isLocal: local, occupants: occupants) {
-                    case .admit:
-                        break
-                    case let .admitReplacing(id, reason):
-                        // Closed at once rather than after a flush, so the cap holds. A client
-                        // waiting in `idle` has read its replies: the reason fits its socket buffer.
-                        if let waiting = connections[id] {
-                            Self.sendNow(waiting.output + Array((reason + "\n").utf8), to: waiting.descriptor)
-                            drop(waiting, "made room for a local client")
-                        }
-                    case let .refuse(reason):
-                        Self.sendNow(Array((reason + "\n").utf8), to: fd)
-                        Glibc.close(fd)
-                        admitted = false
-                    }
-                    if admitted {
-                        let client = Client(id: nextID, isLoopback: local, peer: name)
-                        nextID += 1
-                        let c = Connection(client: client, descriptor: fd, now: afterPoll, maxLineBytes: limits.maxLineBytes)
-                        c.output = Array((greeting + "\n").utf8)
-                        connections[client.id] = c
-                        handler(.connected(client))
-                    }
-                }
+    /// Requests from other threads, and from the handler on this one, applied to `table`.
+    func applyRequests(to table: LineConnections, _ handler: (Event) -> Void) {
+        pthread_mutex_lock(lock)
+        let pending = requests
+        requests.removeAll()
+        pthread_mutex_unlock(lock)
+        for request in pending {
+            switch request {
+            case let .send(id, bytes):
+                guard let c = table[id] else { continue }
+                c.output += bytes
+                if c.output.count > limits.disconnectPendingBytes { table.drop(c, "too much unread output", handler) }
+            case let .close(id):
+                table[id]?.closeAfterFlush = true
+            case let .idleExempt(id, exempt):
+                table[id]?.idleExempt = exempt
+                table[id]?.lastActivity = Self.milliseconds()
+            case .stop:
+                table.stopping = true
             }
         }
     }
 
-    /// What can be written without waiting (a refusal or a last word before closing).
-    private static func sendNow(_ bytes: [UInt8], to descriptor: Int32) {
-        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
-    }
-
-    /// "10 s", or milliseconds when that is not whole seconds (short limits in tests).
-    private static func duration(_ milliseconds: Int) -> String {
-        milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
-    }
-
-    private static func milliseconds() -> Int64 { SystemClock.monotonicMilliseconds() }
+    static func milliseconds() -> Int64 { SystemClock.monotonicMilliseconds() }
 }
