@@ -158,7 +158,7 @@ public struct SessionEngine {
             return finishWithFinalVerdict(snapshot)
         case .interim:
             snapshots.append(snapshot)
-            if snapshots.count > 16 { snapshots.removeFirst(snapshots.count - 16) }
+            if snapshots.count > settings.snapshotHistory { snapshots.removeFirst(snapshots.count - settings.snapshotHistory) }
             if settings.earlyDecision.isConfident(snapshots), let last = snapshots.last {
                 return finish(matched(last))
             }

@@ -8,6 +8,12 @@ public struct SessionSettings: Sendable, Equatable {
     /// a longer one fails it, because splicing audio across it could fake an alignment.
     public let maxGapMilliseconds: Int
     public let earlyDecision: EarlyDecisionRule
+    /// The recognizer's latest samples a session keeps for the early-decision rule, which looks at
+    /// the last few; a bound, so that a long window cannot grow the list.
+    public let snapshotHistory: Int
+    /// The longest a capture loop waits for audio before it looks at the session's deadline and
+    /// cancellation again (the daemon's capture thread, the CLI's live session).
+    public let captureWaitMilliseconds: Int
 
     public static let windowSecondsRange = 3...30
     public static let defaultWindowSeconds = 10
@@ -23,12 +29,15 @@ public struct SessionSettings: Sendable, Equatable {
     }
 
     public init(windowSeconds: Int = defaultWindowSeconds, stallGraceMilliseconds: Int = 3000,
-                maxGapMilliseconds: Int = 500, earlyDecision: EarlyDecisionRule = EarlyDecisionRule()) throws(Invalid) {
+                maxGapMilliseconds: Int = 500, earlyDecision: EarlyDecisionRule = EarlyDecisionRule(),
+                snapshotHistory: Int = 16, captureWaitMilliseconds: Int = 250) throws(Invalid) {
         guard Self.windowSecondsRange.contains(windowSeconds) else { throw .windowOutOfRange(windowSeconds) }
         windowMilliseconds = windowSeconds * 1000
         self.stallGraceMilliseconds = stallGraceMilliseconds
         self.maxGapMilliseconds = maxGapMilliseconds
         self.earlyDecision = earlyDecision
+        self.snapshotHistory = max(snapshotHistory, earlyDecision.stableSnapshots, 1)
+        self.captureWaitMilliseconds = max(1, captureWaitMilliseconds)
     }
 
     /// The default settings (10 s window).

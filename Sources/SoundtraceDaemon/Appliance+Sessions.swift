@@ -262,7 +262,7 @@ extension Appliance {
     private func captureWait(_ token: SessionToken) -> Int? {
         locked {
             guard engine.listeningToken == token, let deadline = engine.deadline else { return nil }
-            return Int(max(1, min(250, deadline - environment.monotonic())))
+            return Int(max(1, min(Int64(environment.settings.captureWaitMilliseconds), deadline - environment.monotonic())))
         }
     }
 

@@ -73,8 +73,14 @@ public struct EngineParameters: Sendable, Equatable {
 
     // MARK: Index layout
 
-    /// Bits of a landmark hash: 8 for the anchor bin, 7 for the bin difference, 6 for the frame difference.
-    public var hashBits = 21
+    /// The landmark hash's layout (`LandmarkHash`), fixed for an algorithm revision: bits for the
+    /// anchor's bin (0-255, in whole bins of 15.6 Hz), for the bin difference to the target
+    /// (-63...63, stored plus 64) and for the frame difference (0-63 frames of 16 ms).
+    public static let hashAnchorBinBits = 8
+    public static let hashBinDifferenceBits = 7
+    public static let hashFrameDifferenceBits = 6
+    /// Bits of a landmark hash, the three fields together (stored in the catalog's index).
+    public var hashBits = hashAnchorBinBits + hashBinDifferenceBits + hashFrameDifferenceBits
     /// Top hash bits used as the index's directory; the rest are stored in each entry.
     public var directoryBits = 13
 
@@ -160,6 +166,16 @@ public struct EngineParameters: Sendable, Equatable {
     /// derivatives passed at 0.154-0.158 (0.30-0.36 dB).
     public var containmentColouredMaxShortfallQ12 = 544
     public var containmentColouredMaxErrorRateQ12 = 4096 * 14 / 100
+
+    // MARK: Live recognition (query side): when a session's recognizer samples its verdict
+
+    /// No sample before this much audio in milliseconds (the containment check needs about 1.5 s of
+    /// level frames after the smoothing window), then one every interval: two in a row must agree
+    /// before a session may stop on them (`FingerprintRecognizer.snapshot`).
+    public var liveFirstCheckMilliseconds = 1500
+    public var liveCheckIntervalMilliseconds = 500
+    /// Two samples agree when their offsets are this many frames apart or less (6 = 96 ms).
+    public var liveSameOffsetFrames = 6
 
     // MARK: Decision
 

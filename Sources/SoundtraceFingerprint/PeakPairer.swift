@@ -28,17 +28,23 @@ final class PeakPairer {
     }
 }
 
-/// The 21-bit landmark hash: anchor bin (8 bits), bin difference + 64 (7 bits), frame difference (6 bits).
+/// The landmark hash: anchor bin, bin difference plus its bias, frame difference, from the high bits
+/// down, in the widths `EngineParameters` fixes for the algorithm revision (8, 7 and 6 bits).
 enum LandmarkHash {
-    static let bits = 21
+    private static let binDifferenceBits = EngineParameters.hashBinDifferenceBits
+    private static let frameDifferenceBits = EngineParameters.hashFrameDifferenceBits
+    /// Stored bin differences are biased to be non-negative: -63...63 becomes 1...127.
+    private static let binDifferenceBias = 1 << (binDifferenceBits - 1)
 
     /// Hash of a pair given positions in sixteenths of a bin and of a frame, or nil outside the layout.
     static func make(anchorBinQ4: Int, targetBinQ4: Int, deltaTimeQ4: Int) -> UInt32? {
         let f1 = roundedDivide(anchorBinQ4, 16)
         let df = roundedDivide(targetBinQ4 - anchorBinQ4, 16)
         let dt = roundedDivide(deltaTimeQ4, 16)
-        guard (0...255).contains(f1), (-63...63).contains(df), (0...63).contains(dt) else { return nil }
-        return UInt32(f1) << 13 | UInt32(df + 64) << 6 | UInt32(dt)
+        guard (0..<(1 << EngineParameters.hashAnchorBinBits)).contains(f1),
+              (1 - binDifferenceBias...binDifferenceBias - 1).contains(df),
+              (0..<(1 << frameDifferenceBits)).contains(dt) else { return nil }
+        return UInt32(f1) << (binDifferenceBits + frameDifferenceBits) | UInt32(df + binDifferenceBias) << frameDifferenceBits | UInt32(dt)
     }
 }
 

@@ -43,8 +43,8 @@ public final class FingerprintRecognizer: Recognizer {
             matcher.finish()
         }
         let p = catalog.parameters
-        let interval = Self.checkIntervalMilliseconds * p.sampleRate / (1000 * p.hopSize)
-        let first = Self.firstCheckMilliseconds * p.sampleRate / (1000 * p.hopSize)
+        let interval = p.liveCheckIntervalMilliseconds * p.sampleRate / (1000 * p.hopSize)
+        let first = p.liveFirstCheckMilliseconds * p.sampleRate / (1000 * p.hopSize)
         let checking = !final && matcher.framesHeard >= max(lastCheckFrame + interval, first)
         let verdict = matcher.verdict()
         var confirmedTwice = false
@@ -52,7 +52,7 @@ public final class FingerprintRecognizer: Recognizer {
             lastCheckFrame = matcher.framesHeard
             if verdict.isConfirmedBySignature, let reference = verdict.candidate {
                 if let last = lastConfirmation, last.reference == reference,
-                   abs(last.offsetFrames - verdict.offsetFrames) <= Self.sameOffsetFrames {
+                   abs(last.offsetFrames - verdict.offsetFrames) <= p.liveSameOffsetFrames {
                     confirmedTwice = true
                 }
                 lastConfirmation = (reference, verdict.offsetFrames)
@@ -71,14 +71,6 @@ public final class FingerprintRecognizer: Recognizer {
                                   heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate,
                                   confirmedTwice: confirmedTwice)
     }
-
-    /// No sample before this much audio (the containment check needs about 1.5 s of level frames
-    /// after the smoothing window), then one per interval: two in a row must agree before a
-    /// session may stop on them.
-    static let firstCheckMilliseconds = 1500
-    static let checkIntervalMilliseconds = 500
-    /// Two checks agree when their offsets are this close (about 100 ms).
-    static let sameOffsetFrames = 6
 
     /// Everything behind the verdict on what was heard so far (see `QueryExplanation`).
     public func explanation() -> QueryExplanation { matcher.explanation() }

@@ -77,7 +77,8 @@ final class LiveSession: @unchecked Sendable {
             let now = clock()
             if let deadline = engine.deadline, now >= deadline,
                let ended = engine.deadlinePassed(monotonic: now, token: token) { return ended }
-            let wait = max(1, min(250, Int((engine.deadline ?? now + 250) - now)))
+            let longest = settings.captureWaitMilliseconds
+            let wait = max(1, min(longest, Int((engine.deadline ?? now + Int64(longest)) - now)))
             let event: CaptureEvent
             do {
                 event = try source.read(timeoutMilliseconds: wait)
