@@ -195,7 +195,7 @@ extension Appliance {
     /// Ends a session the capture thread's audio ended: a match is written to the history outside
     /// the lock (a new `listen` meanwhile waits for this thread to close the device), then
     /// everything else happens under it.
-    private func endSession(_ ended: RecognitionSession) {
+    fileprivate func endSession(_ ended: RecognitionSession) {
         var saved: Result<Int64, SaveProblem>? = nil
         if case let .matched(result) = ended.state {
             let pending = locked { prepareSaveLocked(ended, result) }
@@ -215,35 +215,11 @@ extension Appliance {
 
     // MARK: capture thread
 
-    /// The capture thread's loop: reads the device until its session is over, then closes it.
+    /// The capture thread: the session's loop (`SessionRunner`, each step under the lock, the
+    /// recognizer's work outside it), then the device closed and the next `listen` let in.
     func runCapture(source: AudioSource, token: SessionToken) {
-        while let wait = captureWait(token) {
-            do {
-                switch try source.read(timeoutMilliseconds: wait) {
-                case let .audio(samples, frame):
-                    // Bookkeeping under the lock; the recognizer's work (FFTs, votes, and on the
-                    // last buffer the final verdict's checks: many milliseconds on a small board)
-                    // outside it, so that protocol commands and the button never wait for it.
-                    // Only this thread touches the session's recognizer.
-                    let step = locked { engine.feed(samples, atFrame: frame, token: token) }
-                    switch step {
-                    case .none:
-                        break
-                    case let .ended(ended):
-                        locked { sessionEndedLocked(ended) }
-                    case let .audio(work):
-                        let outcome = work.run()
-                        if let ended = locked({ engine.decide(outcome, token: token) }) { endSession(ended) }
-                    }
-                case .timeout, .woken:
-                    captureTick(token)
-                }
-            } catch {
-                locked {
-                    if let ended = engine.fail(error, token: token) { sessionEndedLocked(ended) }
-                }
-            }
-        }
+        SessionRunner(source: source, token: token, captureWaitMilliseconds: environment.settings.captureWaitMilliseconds,
+                      monotonic: environment.monotonic).run(for: CaptureOwner(appliance: self))
         source.close()
         locked {
             if captureToken == token {
@@ -258,21 +234,13 @@ extension Appliance {
         _ = malloc_trim(0)
     }
 
-    /// How long the capture thread may wait for audio, or nil when its session is over.
-    private func captureWait(_ token: SessionToken) -> Int? {
-        locked {
-            guard engine.listeningToken == token, let deadline = engine.deadline else { return nil }
-            return Int(max(1, min(Int64(environment.settings.captureWaitMilliseconds), deadline - environment.monotonic())))
-        }
-    }
-
-    /// A wait without audio: a device that stopped delivering cannot stretch the window. The
-    /// final verdict is taken outside the lock, like every other piece of the recognizer's work.
-    private func captureTick(_ token: SessionToken) {
-        let now = environment.monotonic()
-        guard let verdict = locked({ engine.finalVerdict(monotonic: now, token: token) }) else { return }
-        let final = verdict.take()
-        if let ended = locked({ engine.deadlinePassed(monotonic: now, token: token, final: final) }) { endSession(ended) }
+    /// The appliance as its capture thread's session owner: every engine step under the lock; a
+    /// session the audio ended is recorded by `endSession` (a match's write outside the lock).
+    private final class CaptureOwner: SessionOwner {
+        let appliance: Appliance
+        init(appliance: Appliance) { self.appliance = appliance }
+        func withEngine<T>(_ body: (inout SessionEngine) -> T) -> T { appliance.locked { body(&appliance.engine) } }
+        func sessionEnded(_ session: RecognitionSession) { appliance.endSession(session) }
     }
 }
 

@@ -38,8 +38,6 @@ final class LiveSession: @unchecked Sendable {
         source.wake()
     }
 
-    private var isCancelRequested: Bool { cancelRequested.load(ordering: .acquiring) }
-
     /// Runs the session to its end and returns it (always terminal).
     func run(token: SessionToken) -> RecognitionSession {
         var engine = SessionEngine(device: source.device)
@@ -72,27 +70,34 @@ final class LiveSession: @unchecked Sendable {
         } catch {
             return failedBeforeStart(.other(device: source.device, detail: "\(error)"))
         }
-        while true {
-            if isCancelRequested, let ended = engine.cancel(token: token) { return ended }
-            let now = clock()
-            if let deadline = engine.deadline, now >= deadline,
-               let ended = engine.deadlinePassed(monotonic: now, token: token) { return ended }
-            let longest = settings.captureWaitMilliseconds
-            let wait = max(1, min(longest, Int((engine.deadline ?? now + Int64(longest)) - now)))
-            let event: CaptureEvent
-            do {
-                event = try source.read(timeoutMilliseconds: wait)
-            } catch {
-                if let ended = engine.fail(error, token: token) { return ended }
-                continue
-            }
-            switch event {
-            case let .audio(samples, frame):
-                if let ended = engine.receive(samples, atFrame: frame, token: token) { return ended }
-            case .timeout, .woken:
-                continue
-            }
+        let owner = Owner(engine: engine, token: token, isCancelRequested: { self.cancelRequested.load(ordering: .acquiring) })
+        SessionRunner(source: source, token: token, captureWaitMilliseconds: settings.captureWaitMilliseconds, monotonic: clock)
+            .run(for: owner)
+        guard let ended = owner.ended else { preconditionFailure("the session loop returns only once the session has ended") }
+        return ended
+    }
+
+    /// The CLI's session owner: one thread runs the loop and owns the engine, so nothing needs a
+    /// lock; a cancel asked from another thread is applied at the loop's next step (`cancel()`
+    /// wakes the device so that the step comes promptly).
+    private final class Owner: SessionOwner {
+        var engine: SessionEngine
+        let token: SessionToken
+        let isCancelRequested: () -> Bool
+        private(set) var ended: RecognitionSession?
+
+        init(engine: SessionEngine, token: SessionToken, isCancelRequested: @escaping () -> Bool) {
+            self.engine = engine
+            self.token = token
+            self.isCancelRequested = isCancelRequested
         }
+
+        func withEngine<T>(_ body: (inout SessionEngine) -> T) -> T {
+            if isCancelRequested(), let canceled = engine.cancel(token: token) { ended = canceled }
+            return body(&engine)
+        }
+
+        func sessionEnded(_ session: RecognitionSession) { ended = session }
     }
 
     static func monotonicMilliseconds() -> Int64 { SystemClock.monotonicMilliseconds() }
