@@ -80,7 +80,7 @@ let package = Package(
         // The fingerprint engine as a session's recognizer (engine + Core's Recognizer protocol).
         .target(
             name: "SoundtraceRecognition",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceCore"]
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceClock"]
         ),
         // jansson (Debian's libjansson-dev): the CLI's JSON parser.
         .systemLibrary(
@@ -114,7 +114,7 @@ let package = Package(
         // Deterministic audio fixtures shared by the test targets.
         .target(
             name: "SoundtraceTestSupport",
-            dependencies: ["SoundtraceFingerprint"],
+            dependencies: ["SoundtraceFingerprint", "SoundtraceClock"],
             path: "Tests/SoundtraceTestSupport"
         ),
         .testTarget(

@@ -24,7 +24,7 @@ extension Appliance {
             throw ProtocolError(.wrongToken, command: "token", "no token is configured on this appliance")
         }
         let address = Self.address(of: client.peer)
-        let now = environment.monotonic()
+        let now = environment.clock.monotonicMilliseconds()
         let turn = tokenThrottle.turn(for: address, now: now)
         if Self.constantTimeEqual(Array(presented.utf8), Array(expected.utf8)) {
             tokenThrottle.succeeded(address)

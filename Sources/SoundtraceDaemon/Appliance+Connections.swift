@@ -43,7 +43,7 @@ extension Appliance {
     /// Sends delayed answers that are due, then runs the lines that waited for them.
     func fireTimers() {
         locked {
-            let now = environment.monotonic()
+            let now = environment.clock.monotonicMilliseconds()
             for id in Array(clients.keys) {
                 guard var state = clients[id], let due = state.heldUntil, due <= now else { continue }
                 channel.send(state.heldReply, to: state.client)

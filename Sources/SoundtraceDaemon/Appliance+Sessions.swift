@@ -49,7 +49,8 @@ extension Appliance {
         }
         let session: RecognitionSession
         do {
-            session = try engine.start(token: token, wallClock: environment.wallClock(), monotonic: environment.monotonic(),
+            session = try engine.start(token: token, wallClock: environment.clock.wallMilliseconds(),
+                                       monotonic: environment.clock.monotonicMilliseconds(),
                                        recognizer: recognizer, settings: environment.settings)
         } catch {
             source.close()
@@ -81,7 +82,7 @@ extension Appliance {
     /// the person and every client see what went wrong and the next start is not blocked.
     private func failedStartLocked(_ token: SessionToken, fault: CaptureFault) -> Result<RecognitionSession, ProtocolError> {
         do {
-            let failed = try engine.startFailed(token: token, wallClock: environment.wallClock(), fault: fault)
+            let failed = try engine.startFailed(token: token, wallClock: environment.clock.wallMilliseconds(), fault: fault)
             sessionEndedLocked(failed)
             return .success(failed)
         } catch {
@@ -186,7 +187,7 @@ extension Appliance {
         let snapshot = ReferenceSnapshot(title: result.reference.title, creator: result.reference.creator,
                                          license: result.reference.license, sourceFile: result.reference.sourceFile,
                                          metadata: metadata, catalogHash: catalog?.manifest.hash ?? String(repeating: "0", count: 64))
-        let match = NewRecognition(sessionId: session.id, referenceId: result.reference.id, matchedAt: environment.wallClock(),
+        let match = NewRecognition(sessionId: session.id, referenceId: result.reference.id, matchedAt: environment.clock.wallMilliseconds(),
                                    offsetMilliseconds: Int64(result.offsetMilliseconds), score: result.score, snapshot: snapshot)
         return PendingSave(session: session.id, store: store, unavailable: nil,
                            counter: String(max(nextToken, session.token.value + 1)), match: match)
@@ -219,7 +220,7 @@ extension Appliance {
     /// recognizer's work outside it), then the device closed and the next `listen` let in.
     func runCapture(source: AudioSource, token: SessionToken) {
         SessionRunner(source: source, token: token, captureWaitMilliseconds: environment.settings.captureWaitMilliseconds,
-                      monotonic: environment.monotonic).run(for: CaptureOwner(appliance: self))
+                      clock: environment.clock).run(for: CaptureOwner(appliance: self))
         source.close()
         locked {
             if captureToken == token {

@@ -1,4 +1,5 @@
 import Glibc
+import SoundtraceClock
 import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtraceRecognition
@@ -21,9 +22,8 @@ final class Appliance: @unchecked Sendable {
         /// The LAN token, when one is configured.
         var token: String?
         var makeSource: (String) -> AudioSource
-        /// Monotonic and wall-clock milliseconds.
-        var monotonic: () -> Int64
-        var wallClock: () -> Int64
+        /// Monotonic and wall-clock time.
+        var clock: any TimeSource
         /// Called (under the lock) when the earliest timer may have moved, so the main loop re-arms.
         var timersChanged: () -> Void
         /// The recognizer of a session on `catalog` fed at `rate` Hz; nil when it cannot be made.

@@ -16,7 +16,7 @@ final class ConsolePanel: Panel {
     /// `consoleButton`: stdin is a terminal whose Enter acts as the button. `wake`: makes the main
     /// loop look at `deadline` again (a state-line summary became pending).
     init(consoleButton: Bool, wake: @escaping @Sendable () -> Void) {
-        gate = isatty(1) == 1 ? nil : LogGate(now: SystemClock.monotonicMilliseconds,
+        gate = isatty(1) == 1 ? nil : LogGate(clock: SystemTime(),
                                               output: { DaemonLog.writeLine($0, to: 1) })
         gate?.setWhenPending(wake)
         indicator = ConsoleIndicator(buttonHint: consoleButton, gate: gate)

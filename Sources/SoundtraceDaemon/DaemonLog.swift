@@ -12,7 +12,7 @@ public enum DaemonLog {
     public static func error(_ message: String) { emit("error: " + message) }
 
     /// The gate in front of stderr; the main loop flushes its summaries (`deadline`, `flushIfDue`).
-    static let gate = LogGate(now: SystemClock.monotonicMilliseconds,
+    static let gate = LogGate(clock: SystemTime(),
                               output: { writeLine("soundtraced: " + $0, to: 2) })
 
     /// Writes what is pending now (before the process exits).

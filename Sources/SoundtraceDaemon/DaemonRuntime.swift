@@ -75,8 +75,7 @@ public enum DaemonRuntime {
         let environment = Appliance.Environment(
             device: device, settings: settings, token: token,
             makeSource: { ALSAAudioSource(device: $0) },
-            monotonic: SystemClock.monotonicMilliseconds,
-            wallClock: SystemClock.wallMilliseconds,
+            clock: SystemTime(),
             timersChanged: { wake.signal() })
         let appliance = Appliance(environment: environment, channel: server, indicator: panel.indicator,
                                   catalog: catalog, store: store, storeProblem: storeProblem)
@@ -200,7 +199,7 @@ public enum DaemonRuntime {
         let environment = HardwareCheck.Environment(
             openLines: { names throws(GPIOFault) in try GPIOPanelLines.open(names) },
             makeSource: { ALSAAudioSource(device: $0) },
-            now: { now() },
+            clock: SystemTime(),
             wait: { descriptor, milliseconds in
                 var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 _ = poll(&entry, 1, Int32(clamping: milliseconds))

@@ -1,3 +1,4 @@
+import SoundtraceClock
 import Glibc
 import SoundtraceCore
 import SoundtracePlatform
@@ -12,7 +13,7 @@ struct HardwareCheck {
         var openLines: (PanelLineNames) throws(GPIOFault) -> PanelLines
         var makeSource: (String) -> AudioSource
         /// Monotonic milliseconds.
-        var now: () -> Int64
+        var clock: any TimeSource
         /// Waits `milliseconds`, or until `descriptor` (when not -1) is readable.
         var wait: (_ descriptor: Int32, _ milliseconds: Int64) -> Void
         var print: (String) -> Void
@@ -122,14 +123,14 @@ struct HardwareCheck {
     }
 
     private func waitForPress(_ lines: PanelLines, name: String) -> Outcome {
-        let start = environment.now()
+        let start = environment.clock.monotonicMilliseconds()
         var input = ButtonInput(debouncedEdges: lines.debouncedEdges)
         input.becomeReady(at: start)
         let heldFromStart = (try? lines.buttonIsPressed()) == true
         if heldFromStart { say("   the button reads pressed already; release it, then press it") }
         let end = start + timing.buttonMilliseconds
         while true {
-            let now = environment.now()
+            let now = environment.clock.monotonicMilliseconds()
             do {
                 var gestures: [ButtonGestures.Gesture] = []
                 for edge in try lines.readButtonEdges() { gestures += input.edge(edge) }
@@ -163,9 +164,9 @@ struct HardwareCheck {
         let wanted = format.sampleRate * Int(timing.recordMilliseconds) / 1000
         var samples: [Int16] = []
         samples.reserveCapacity(wanted)
-        let start = environment.now()
+        let start = environment.clock.monotonicMilliseconds()
         while samples.count < wanted {
-            let elapsed = environment.now() - start
+            let elapsed = environment.clock.monotonicMilliseconds() - start
             guard elapsed < timing.recordBoundMilliseconds else {
                 let seconds = Double(samples.count) / Double(format.sampleRate)
                 return .failed("the device delivered only \(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s of audio in \(timing.recordBoundMilliseconds / 1000) s: it stalled; check `arecord -D \(configuration.device) -d 3 /tmp/t.wav`")

@@ -1,3 +1,4 @@
+import SoundtraceClock
 import Glibc
 import SoundtraceCore
 
@@ -11,15 +12,15 @@ final class LogGate: @unchecked Sendable {
     // @unchecked: `coalescer` and `whenPending` are touched only while `lock` is held.
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var coalescer: LogCoalescer
-    private let now: @Sendable () -> Int64
+    private let clock: any TimeSource
     private let output: @Sendable (String) -> Void
     private var whenPending: (@Sendable () -> Void)?
 
-    /// `now`: monotonic milliseconds; `output`: writes one line (without its newline).
-    init(limits: LogCoalescer.Limits = LogCoalescer.Limits(), now: @escaping @Sendable () -> Int64,
+    /// `clock`: its monotonic time paces the log; `output`: writes one line (without its newline).
+    init(limits: LogCoalescer.Limits = LogCoalescer.Limits(), clock: any TimeSource,
          output: @escaping @Sendable (String) -> Void) {
         coalescer = LogCoalescer(limits: limits)
-        self.now = now
+        self.clock = clock
         self.output = output
         pthread_mutex_init(lock, nil)
     }
@@ -39,7 +40,7 @@ final class LogGate: @unchecked Sendable {
     func write(_ line: String) {
         pthread_mutex_lock(lock)
         let before = coalescer.deadline
-        for text in coalescer.admit(line, now: now()) { output(text) }
+        for text in coalescer.admit(line, now: clock.monotonicMilliseconds()) { output(text) }
         // A new deadline only when a window first leaves a line out: once per window at most.
         let after = coalescer.deadline
         let hook = after != nil && after != before ? whenPending : nil
@@ -57,7 +58,7 @@ final class LogGate: @unchecked Sendable {
     /// Writes the pending summary once its window is over.
     func flushIfDue() {
         pthread_mutex_lock(lock)
-        for text in coalescer.flush(now: now()) { output(text) }
+        for text in coalescer.flush(now: clock.monotonicMilliseconds()) { output(text) }
         pthread_mutex_unlock(lock)
     }
 

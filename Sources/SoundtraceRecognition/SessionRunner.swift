@@ -1,3 +1,4 @@
+import SoundtraceClock
 import SoundtraceCore
 
 /// Whoever owns a session engine, as a capture loop sees it: the daemon's appliance (which
@@ -21,14 +22,14 @@ public struct SessionRunner {
     public let source: AudioSource
     public let token: SessionToken
     public let captureWaitMilliseconds: Int
-    /// Monotonic milliseconds (the owner's clock, so that tests can pass a deadline without waiting).
-    public let monotonic: () -> Int64
+    /// The owner's clock, so that tests can pass a deadline without waiting.
+    public let clock: any TimeSource
 
-    public init(source: AudioSource, token: SessionToken, captureWaitMilliseconds: Int, monotonic: @escaping () -> Int64) {
+    public init(source: AudioSource, token: SessionToken, captureWaitMilliseconds: Int, clock: any TimeSource) {
         self.source = source
         self.token = token
         self.captureWaitMilliseconds = captureWaitMilliseconds
-        self.monotonic = monotonic
+        self.clock = clock
     }
 
     public func run(for owner: some SessionOwner) {
@@ -46,7 +47,7 @@ public struct SessionRunner {
                         if let ended = owner.withEngine({ $0.decide(outcome, token: token) }) { owner.sessionEnded(ended) }
                     }
                 case .timeout, .woken:
-                    let now = monotonic()
+                    let now = clock.monotonicMilliseconds()
                     guard let verdict = owner.withEngine({ $0.finalVerdict(monotonic: now, token: token) }) else { continue }
                     let final = verdict.take()
                     if let ended = owner.withEngine({ $0.deadlinePassed(monotonic: now, token: token, final: final) }) {
@@ -62,6 +63,6 @@ public struct SessionRunner {
     /// How long the next read may wait, or nil when the session is over.
     private func nextWait(_ engine: SessionEngine) -> Int? {
         guard engine.listeningToken == token, let deadline = engine.deadline else { return nil }
-        return Int(max(1, min(Int64(captureWaitMilliseconds), deadline - monotonic())))
+        return Int(max(1, min(Int64(captureWaitMilliseconds), deadline - clock.monotonicMilliseconds())))
     }
 }

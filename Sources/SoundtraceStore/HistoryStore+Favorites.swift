@@ -4,7 +4,7 @@ extension HistoryStore {
     @discardableResult
     public func setFavorite(referenceId: String, _ on: Bool) throws(HistoryError) -> Bool {
         try InputValidation.referenceId(referenceId)
-        let now = clock()
+        let now = clock.wallMilliseconds()
         return try write(on ? "favorite \(referenceId)" : "unfavorite \(referenceId)") { connection throws(SQLiteCause) -> Bool in
             let statement = try connection.prepare(on
                 ? "INSERT INTO favorite (reference_id, favorited_at) VALUES (?1, ?2) ON CONFLICT (reference_id) DO NOTHING"

@@ -8,7 +8,7 @@ extension HistoryStore {
     /// Refuses (throws) rather than moves aside when the folder is missing or read-only, the disk is
     /// full, or the file was written by a newer soundtrace: in those cases the file is fine and the
     /// fix is outside. `clock` gives unix milliseconds for stored times and moved-aside names.
-    public static func open(path: String, clock: @escaping () -> Int64 = SystemClock.wallMilliseconds)
+    public static func open(path: String, clock: any TimeSource = SystemTime())
         throws(HistoryError) -> (store: HistoryStore, report: OpenReport) {
         let location = try DatabaseLocation(path: path)
         try location.checkUsable()
@@ -18,10 +18,10 @@ extension HistoryStore {
             break
         case let .truncatedHeader(bytes):
             let reason = MovedAside.Reason.corrupt(detail: "truncated to \(bytes) bytes, shorter than the 100-byte SQLite header")
-            movedAside = try Quarantine.moveAside(location, reason: reason, now: clock())
+            movedAside = try Quarantine.moveAside(location, reason: reason, now: clock.wallMilliseconds())
         case .notSQLite:
             let reason = MovedAside.Reason.foreign(detail: "not an SQLite database: the file does not start with the SQLite header")
-            movedAside = try Quarantine.moveAside(location, reason: reason, now: clock())
+            movedAside = try Quarantine.moveAside(location, reason: reason, now: clock.wallMilliseconds())
         case let .unreadable(code):
             if code == EACCES { throw .permissionDenied(path: path, target: "the file \(path)") }
             throw .database(path: path, operation: "read the file's header",
@@ -40,7 +40,7 @@ extension HistoryStore {
                     throw .database(path: path, operation: "start a fresh history after moving the old file aside",
                                     cause: SQLiteCause(code: SQLITE_ERROR, message: "the new file was unusable too: \(reason)"))
                 }
-                movedAside = try Quarantine.moveAside(location, reason: reason, now: clock())
+                movedAside = try Quarantine.moveAside(location, reason: reason, now: clock.wallMilliseconds())
             }
         }
         throw .database(path: path, operation: "open the database",
@@ -53,7 +53,7 @@ extension HistoryStore {
         case unusable(MovedAside.Reason)
     }
 
-    private static func attemptOpen(_ location: DatabaseLocation, clock: @escaping () -> Int64) throws(HistoryError) -> Attempt {
+    private static func attemptOpen(_ location: DatabaseLocation, clock: any TimeSource) throws(HistoryError) -> Attempt {
         let path = location.path
         let connection: SQLiteConnection
         do throws(SQLiteCause) {

@@ -11,7 +11,7 @@ extension HistoryStore {
     /// Stores an app setting's value (at most 1000 characters, no control characters).
     public func setSetting(_ key: SettingKey, _ value: String) throws(HistoryError) {
         try InputValidation.settingValue(key, value)
-        let now = clock()
+        let now = clock.wallMilliseconds()
         try write("save setting \(key.name)") { connection throws(SQLiteCause) in
             let statement = try connection.prepare("""
                 INSERT INTO setting (key, value, updated_at) VALUES (?1, ?2, ?3)

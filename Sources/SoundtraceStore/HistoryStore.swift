@@ -16,9 +16,9 @@ public final class HistoryStore: @unchecked Sendable {
     public let path: String
     private var connection: SQLiteConnection?
     /// Unix milliseconds, injected so that tests control the times stored and the moved-aside names.
-    let clock: () -> Int64
+    let clock: any TimeSource
 
-    init(path: String, connection: SQLiteConnection, clock: @escaping () -> Int64) {
+    init(path: String, connection: SQLiteConnection, clock: any TimeSource) {
         self.path = path
         self.connection = connection
         self.clock = clock

@@ -13,20 +13,20 @@ public struct ClientEnvironment: Sendable {
     public var standardOutputIsTerminal: Bool
     /// One line typed on standard input (nil at end of input), for `delete`'s confirmation.
     public var readAnswer: @Sendable () -> String?
-    /// Wall-clock time in Unix milliseconds; `watch` stamps its lines with it.
-    public var now: @Sendable () -> Int64
+    /// `watch` stamps its lines with its wall-clock time.
+    public var clock: any TimeSource
     /// Ctrl-C. nil means "catch the process's SIGINT while a command waits"; tests pass their own.
     var interrupt: InterruptSignal?
     var limits = ProtocolClient.Limits()
 
     /// An environment given piece by piece (tests); `process()` reads the running process's.
     public init(variables: [String: String], standardInputIsTerminal: Bool, standardOutputIsTerminal: Bool,
-                readAnswer: @escaping @Sendable () -> String?, now: @escaping @Sendable () -> Int64) {
+                readAnswer: @escaping @Sendable () -> String?, clock: any TimeSource) {
         self.variables = variables
         self.standardInputIsTerminal = standardInputIsTerminal
         self.standardOutputIsTerminal = standardOutputIsTerminal
         self.readAnswer = readAnswer
-        self.now = now
+        self.clock = clock
     }
 
     /// The running process's environment and terminals.
@@ -43,7 +43,7 @@ public struct ClientEnvironment: Sendable {
         return ClientEnvironment(variables: variables, standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
                                  standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1,
                                  readAnswer: { readLine(strippingNewline: true) },
-                                 now: SystemClock.wallMilliseconds)
+                                 clock: SystemTime())
     }
 
     /// Colour is for a person at a terminal who has not opted out (https://no-color.org: any

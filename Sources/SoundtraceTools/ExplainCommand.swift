@@ -1,3 +1,4 @@
+import SoundtraceClock
 import Glibc
 import SoundtraceCore
 import SoundtraceFingerprint
@@ -82,7 +83,7 @@ struct ExplainCommand {
     func runLive(source: AudioSource, catalog: Catalog, settings: SessionSettings, svg: String?, json: Bool) -> ExitCode {
         let session = LiveSession(source: source, catalog: catalog, settings: settings, explains: true)
         if !json { console.progress("listening on \(source.device) for up to \(settings.windowMilliseconds / 1000) s…") }
-        let ended = session.run(token: SessionToken(UInt64(LiveSession.wallClockMilliseconds())))
+        let ended = session.run(token: SessionToken(UInt64(SystemClock.wallMilliseconds())))
         console.endProgress()
         guard let explanation = session.explanation else {
             console.print(json ? LiveMatchCommand.json(ended, device: source.device) : LiveMatchCommand.text(ended, device: source.device))

@@ -1,3 +1,4 @@
+import SoundtraceClock
 import Dispatch
 import Glibc
 import SoundtraceCore
@@ -22,7 +23,7 @@ struct LiveMatchCommand {
             signalSource = handler
         }
         if !json { console.progress("listening on \(source.device) for up to \(settings.windowMilliseconds / 1000) s… (Ctrl-C cancels)") }
-        let ended = session.run(token: SessionToken(UInt64(LiveSession.wallClockMilliseconds())))
+        let ended = session.run(token: SessionToken(UInt64(SystemClock.wallMilliseconds())))
         console.endProgress()
         signalSource?.cancel()
         if installInterruptHandler { signal(SIGINT, SIG_DFL) }

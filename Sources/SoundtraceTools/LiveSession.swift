@@ -16,15 +16,15 @@ final class LiveSession: @unchecked Sendable {
     private let catalog: Catalog
     private let settings: SessionSettings
     private let cancelRequested = Atomic<Bool>(false)
-    /// Monotonic milliseconds; injectable so tests can pass a stalled device's deadline without waiting.
-    private let clock: () -> Int64
+    /// Injectable so that tests can pass a stalled device's deadline without waiting.
+    private let clock: any TimeSource
     /// With `explains`, what stood behind the session's verdict, once `run` returned (nil when the
     /// device never delivered audio to a recognizer).
     private let explains: Bool
     private(set) var explanation: QueryExplanation?
 
     init(source: AudioSource, catalog: Catalog, settings: SessionSettings,
-         clock: @escaping () -> Int64 = LiveSession.monotonicMilliseconds, explains: Bool = false) {
+         clock: any TimeSource = SystemTime(), explains: Bool = false) {
         self.source = source
         self.catalog = catalog
         self.settings = settings
@@ -41,11 +41,11 @@ final class LiveSession: @unchecked Sendable {
     /// Runs the session to its end and returns it (always terminal).
     func run(token: SessionToken) -> RecognitionSession {
         var engine = SessionEngine(device: source.device)
-        let started = clock()
+        let started = clock.monotonicMilliseconds()
         let failedBeforeStart = { (fault: CaptureFault) -> RecognitionSession in
             var fresh = SessionEngine(device: self.source.device)
             do {
-                return try fresh.startFailed(token: token, wallClock: Self.wallClockMilliseconds(), fault: fault)
+                return try fresh.startFailed(token: token, wallClock: self.clock.wallMilliseconds(), fault: fault)
             } catch {
                 preconditionFailure("a fresh session engine has no listening session")
             }
@@ -65,13 +65,13 @@ final class LiveSession: @unchecked Sendable {
         }
         defer { if explains { explanation = recognizer.explanation() } }
         do {
-            _ = try engine.start(token: token, wallClock: Self.wallClockMilliseconds(), monotonic: started,
+            _ = try engine.start(token: token, wallClock: clock.wallMilliseconds(), monotonic: started,
                                  recognizer: recognizer, settings: settings)
         } catch {
             return failedBeforeStart(.other(device: source.device, detail: "\(error)"))
         }
         let owner = Owner(engine: engine, token: token, isCancelRequested: { self.cancelRequested.load(ordering: .acquiring) })
-        SessionRunner(source: source, token: token, captureWaitMilliseconds: settings.captureWaitMilliseconds, monotonic: clock)
+        SessionRunner(source: source, token: token, captureWaitMilliseconds: settings.captureWaitMilliseconds, clock: clock)
             .run(for: owner)
         guard let ended = owner.ended else { preconditionFailure("the session loop returns only once the session has ended") }
         return ended
@@ -99,8 +99,4 @@ final class LiveSession: @unchecked Sendable {
 
         func sessionEnded(_ session: RecognitionSession) { ended = session }
     }
-
-    static func monotonicMilliseconds() -> Int64 { SystemClock.monotonicMilliseconds() }
-
-    static func wallClockMilliseconds() -> Int64 { SystemClock.wallMilliseconds() }
 }

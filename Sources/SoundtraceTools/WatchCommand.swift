@@ -20,7 +20,7 @@ enum WatchCommand {
         while true {
             let line = Line(try client.request("status"))
             // Idle also wakes for changes that leave what this prints as it was (device health, say).
-            if line != previous { c.console.print(c.json ? line.json(time: c.environment.now()) : line.text(time: c.environment.now(), style: c.style)) }
+            if line != previous { c.console.print(c.json ? line.json(time: c.environment.clock.wallMilliseconds()) : line.text(time: c.environment.clock.wallMilliseconds(), style: c.style)) }
             previous = line
             if try client.waitForStateChange(interrupt: interrupt) == .interrupted { return .success }
         }

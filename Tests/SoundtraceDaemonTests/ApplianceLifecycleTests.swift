@@ -39,7 +39,7 @@ import Testing
     private func makeAppliance(_ source: AudioSource, store: HistoryStore?, catalog: Catalog = Self.catalog) -> Appliance {
         let environment = Appliance.Environment(
             device: source.device, settings: .standard, token: nil, makeSource: { _ in source },
-            monotonic: SystemClock.monotonicMilliseconds, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+            clock: RealTimeFixedWall(), timersChanged: {})
         return Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(),
                          indicator: ApplianceSessionTests.RecordingIndicator(),
                          catalog: CatalogSlot(path: "sample", catalog: catalog, problem: nil), store: store, storeProblem: nil)
@@ -138,7 +138,7 @@ import Testing
         // Restarted with a broken catalog.
         let environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in Microphone(samples: []) },
-            monotonic: { 0 }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+            clock: ManualClock(0), timersChanged: {})
         let broken = Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: nil,
                                catalog: CatalogSlot(path: "/broken.catalog", catalog: nil, problem: "corrupt"),
                                store: try HistoryStore.open(path: path).store, storeProblem: nil)
@@ -186,7 +186,7 @@ import Testing
         let microphone = Microphone(samples: try matchingClip(2))
         let environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
-            monotonic: SystemClock.monotonicMilliseconds, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+            clock: RealTimeFixedWall(), timersChanged: {})
         let appliance = Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: indicator,
                                   catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
         appliance.buttonPressed()

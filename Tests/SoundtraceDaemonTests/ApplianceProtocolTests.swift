@@ -28,7 +28,7 @@ import SoundtraceTestSupport
         let clock = self.clock
         let environment = Appliance.Environment(
             device: "test", settings: .standard, token: token, makeSource: { _ in preconditionFailure("no capture in these tests") },
-            monotonic: { clock.now }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+            clock: clock, timersChanged: {})
         let appliance = Appliance(environment: environment, channel: channel, indicator: nil,
                                   catalog: CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "no file"),
                                   store: nil, storeProblem: "not opened in this test")

@@ -72,7 +72,7 @@ import Testing
     private func makeAppliance(_ microphone: ScriptedMicrophone, store: HistoryStore?, indicator: RecordingIndicator) -> Appliance {
         let environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
-            monotonic: SystemClock.monotonicMilliseconds, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+            clock: RealTimeFixedWall(), timersChanged: {})
         return Appliance(environment: environment, channel: NullChannel(), indicator: indicator,
                          catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
     }

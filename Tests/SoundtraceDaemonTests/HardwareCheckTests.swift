@@ -31,7 +31,7 @@ import SoundtraceTestSupport
                     return self.lines
                 },
                 makeSource: { _ in self.microphone },
-                now: { self.clock.now },
+                clock: self.clock,
                 wait: { descriptor, milliseconds in
                     // Like poll: a watched button's edge ends the wait early.
                     let edge = descriptor >= 0 ? self.edges.first.map { max(self.clock.now, $0.at) } : nil

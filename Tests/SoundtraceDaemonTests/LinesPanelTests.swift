@@ -83,7 +83,7 @@ import SoundtraceTestSupport
             let environment = Appliance.Environment(
                 device: "scripted", settings: .standard, token: nil,
                 makeSource: { _ in microphone ?? ApplianceSessionTests.ScriptedMicrophone(samples: [], fault: .busy(device: "scripted")) },
-                monotonic: { clock.now }, wallClock: { 1_795_966_802_125 }, timersChanged: {})
+                clock: clock, timersChanged: {})
             let catalog = microphone == nil ? CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "no file")
                                             : CatalogSlot(path: "sample", catalog: ApplianceSessionTests.catalog, problem: nil)
             appliance = Appliance(environment: environment, channel: channel, indicator: tee, catalog: catalog,

@@ -1,4 +1,5 @@
 import Foundation
+import SoundtraceClock
 import SoundtraceCore
 @testable import SoundtraceDaemon
 import Testing
@@ -6,17 +7,19 @@ import Testing
 /// The gate in front of the daemon's log, on a manual clock: it wakes the main loop only when a
 /// summary becomes pending, and writes that summary when the loop comes back at its deadline.
 @Suite struct LogGateTests {
-    final class Rig: @unchecked Sendable {
+    final class Rig: TimeSource, @unchecked Sendable {
         // @unchecked: one test thread uses it.
         var now: Int64 = 0
         var lines: [String] = []
         var wakes = 0
+        func monotonicMilliseconds() -> Int64 { now }
+        func wallMilliseconds() -> Int64 { 0 }
     }
 
     func gate(_ rig: Rig) -> LogGate {
         var limits = LogCoalescer.Limits()
         limits.linesPerKind = 2
-        let gate = LogGate(limits: limits, now: { rig.now }, output: { rig.lines.append($0) })
+        let gate = LogGate(limits: limits, clock: rig, output: { rig.lines.append($0) })
         gate.setWhenPending { rig.wakes += 1 }
         return gate
     }

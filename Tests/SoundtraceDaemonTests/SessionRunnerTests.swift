@@ -60,7 +60,7 @@ import SoundtraceTestSupport
         let recognizer = try FingerprintRecognizer(catalog: Self.catalog, inputRate: 8000)
         _ = try owner.engine.start(token: SessionToken(7), wallClock: 0, monotonic: clock.now, recognizer: recognizer,
                                    settings: SessionSettings.standard)
-        SessionRunner(source: source, token: SessionToken(7), captureWaitMilliseconds: 250, monotonic: { clock.now }).run(for: owner)
+        SessionRunner(source: source, token: SessionToken(7), captureWaitMilliseconds: 250, clock: clock).run(for: owner)
         #expect(owner.engine.listeningToken == nil, "the loop returned while the session still listened")
         return (owner, source)
     }

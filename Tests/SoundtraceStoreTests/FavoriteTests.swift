@@ -5,10 +5,10 @@ import SoundtraceTestSupport
 @Suite struct FavoriteTests {
     @Test func favoriteAndUnfavoriteAreIdempotentAndKeepTheFirstTime() throws {
         try withTemporaryDirectory { directory in
-            let clock = ManualClock(Fixture.now)
-            let store = try HistoryStore.open(path: directory + "/history.db", clock: clock.read).store
+            let clock = ManualClock(wall: Fixture.now)
+            let store = try HistoryStore.open(path: directory + "/history.db", clock: clock).store
             #expect(try store.setFavorite(referenceId: "harbor-lights-piano", true))
-            clock.now += 60_000
+            clock.wall += 60_000
             #expect(try store.setFavorite(referenceId: "harbor-lights-piano", true) == false)
             #expect(try store.favorites() == [Favorite(referenceId: "harbor-lights-piano", favoritedAt: Fixture.now)])
             #expect(try store.isFavorite(referenceId: "harbor-lights-piano"))
@@ -22,10 +22,10 @@ import SoundtraceTestSupport
     @Test func favoritesSurviveReopenNewestFirst() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/history.db"
-            let clock = ManualClock(Fixture.now)
-            let store = try HistoryStore.open(path: path, clock: clock.read).store
+            let clock = ManualClock(wall: Fixture.now)
+            let store = try HistoryStore.open(path: path, clock: clock).store
             for (offset, reference) in ["first-ref", "second-ref", "third-ref"].enumerated() {
-                clock.now = Fixture.now + Int64(offset) * 1000
+                clock.wall = Fixture.now + Int64(offset) * 1000
                 try store.setFavorite(referenceId: reference, true)
             }
             try store.setFavorite(referenceId: "second-ref", false)

@@ -1,6 +1,7 @@
 import Foundation
 import SoundtraceCore
 import SoundtracePlatform
+import SoundtraceTestSupport
 @testable import SoundtraceTools
 
 /// A scripted soundtraced for the client's tests: the real `LineServer` on a free loopback port,
@@ -114,7 +115,7 @@ struct DaemonRun {
         if let port, variables["SOUNDTRACE_PORT"] == nil { variables["SOUNDTRACE_PORT"] = String(port) }
         var environment = ClientEnvironment(variables: variables, standardInputIsTerminal: stdinIsTerminal,
                                             standardOutputIsTerminal: stdoutIsTerminal, readAnswer: { answer },
-                                            now: { 1_795_966_802_375 })  // 2026-11-29T15:40:02.375Z
+                                            clock: ManualClock(0, wall: 1_795_966_802_375))  // 2026-11-29T15:40:02.375Z
         environment.interrupt = interrupt
         environment.limits = limits
         status = SoundtraceCLI.run(args, console: console, environment: environment)

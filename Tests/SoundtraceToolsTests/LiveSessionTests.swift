@@ -1,3 +1,4 @@
+import SoundtraceClock
 import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtraceTestSupport
@@ -15,7 +16,7 @@ import Testing
         return Array(audio.samples[(seconds * rate)..<((seconds + length) * rate)])
     }
 
-    func run(_ source: PCMAudioSource, window: Int = 10, clock: @escaping () -> Int64 = LiveSession.monotonicMilliseconds)
+    func run(_ source: PCMAudioSource, window: Int = 10, clock: any TimeSource = SystemTime())
         throws -> RecognitionSession {
         let session = LiveSession(source: source, catalog: Self.catalog, settings: try SessionSettings(windowSeconds: window), clock: clock)
         let ended = session.run(token: SessionToken(7))
@@ -53,7 +54,7 @@ import Testing
         // deadline (window + 3 s grace) passes without real waiting.
         let source = PCMAudioSource(samples: [Int16](repeating: 0, count: Self.rate / 2), rate: Self.rate, chunkFrames: Self.rate / 2)
         let clock = ManualClock()
-        let ended = try run(source, window: 3, clock: { clock.now += 1000; return clock.now })
+        let ended = try run(source, window: 3, clock: OneSecondPerRead(clock: clock))
         #expect(ended.state == .failed(.stalled(device: "simulated", heardMilliseconds: 500)))
     }
 
@@ -75,4 +76,15 @@ import Testing
         #expect(session.run(token: SessionToken(1)).state == .canceled)
         #expect(!source.isDeviceOpen)
     }
+}
+
+/// A monotonic clock that moves a second each time it is read, as a stalled device's reads would
+/// take their time.
+private struct OneSecondPerRead: TimeSource {
+    let clock: ManualClock
+    func monotonicMilliseconds() -> Int64 {
+        clock.now += 1000
+        return clock.now
+    }
+    func wallMilliseconds() -> Int64 { clock.wall }
 }

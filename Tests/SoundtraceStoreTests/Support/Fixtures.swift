@@ -1,4 +1,6 @@
+import SoundtraceClock
 import SoundtraceStore
+import SoundtraceTestSupport
 
 /// Deterministic inputs shared by the tests.
 enum Fixture {
@@ -7,7 +9,8 @@ enum Fixture {
     static let nowStamp = "20261129T140501Z"
     static let catalogHash = String(repeating: "0123456789abcdef", count: 4)
 
-    static func fixedClock() -> Int64 { now }
+    /// Both clocks stopped at `now` (the history stamps with the wall clock).
+    static var fixedClock: ManualClock { ManualClock(now, wall: now) }
 
     static func snapshot(title: String = "Harbor Lights",
                          metadata: [ReferenceSnapshot.MetadataEntry] = [.init(key: "key", value: "D major"),
@@ -25,7 +28,7 @@ enum Fixture {
     }
 
     /// Opens the store at `path` with the fixed clock.
-    static func open(_ path: String, clock: @escaping () -> Int64 = fixedClock) throws -> HistoryStore {
+    static func open(_ path: String, clock: any TimeSource = fixedClock) throws -> HistoryStore {
         try HistoryStore.open(path: path, clock: clock).store
     }
 }
