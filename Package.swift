@@ -30,6 +30,10 @@ let package = Package(
             name: "SoundtraceFingerprint",
             dependencies: ["CKissFFT", "CLibmd"]
         ),
+        // The line protocol's one codec, for the daemon and the CLI alike: the request grammar, the
+        // command table, replies and errors, the client's request builder and reply parser, and the
+        // one control-character rule. No I/O, no dependencies.
+        .target(name: "SoundtraceProtocol"),
         // Sessions, states, decisions and texts: no I/O, no C, no dependencies.
         .target(name: "SoundtraceCore"),
         // The one reading of the system's clocks and the one writer of UTC times, for every module.
@@ -59,7 +63,7 @@ let package = Package(
         // Hardware and OS edges: ALSA capture, GPIO lines, TCP, sd_notify.
         .target(
             name: "SoundtracePlatform",
-            dependencies: ["SoundtraceCore", "SoundtraceClock", "CALSA", "CGPIOD"]
+            dependencies: ["SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "CALSA", "CGPIOD"]
         ),
         .systemLibrary(
             name: "CSQLite",
@@ -91,8 +95,8 @@ let package = Package(
         ),
         .target(
             name: "SoundtraceTools",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceClock", "SoundtracePlatform", "SoundtraceRecognition",
-                           "CJansson"]
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtracePlatform",
+                           "SoundtraceRecognition", "CJansson"]
         ),
         // Linux headers Glibc does not export (signalfd).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
@@ -100,8 +104,8 @@ let package = Package(
         // No Foundation (the daemon's memory budget is 10 MB).
         .target(
             name: "SoundtraceDaemon",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceClock", "SoundtracePlatform", "SoundtraceStore",
-                           "SoundtraceRecognition", "CLinux"]
+            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtracePlatform",
+                           "SoundtraceStore", "SoundtraceRecognition", "CLinux"]
         ),
         .executableTarget(
             name: "soundtraced",
@@ -130,8 +134,12 @@ let package = Package(
             dependencies: ["SoundtraceCore"]
         ),
         .testTarget(
+            name: "SoundtraceProtocolTests",
+            dependencies: ["SoundtraceProtocol"]
+        ),
+        .testTarget(
             name: "SoundtracePlatformTests",
-            dependencies: ["SoundtracePlatform", "SoundtraceCore", "SoundtraceTestSupport"]
+            dependencies: ["SoundtracePlatform", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceTestSupport"]
         ),
         .testTarget(
             name: "SoundtraceStoreTests",
@@ -139,12 +147,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundtraceToolsTests",
-            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceTestSupport", "SoundtracePlatform"]
+            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceTestSupport",
+                           "SoundtracePlatform"]
         ),
         .testTarget(
             name: "SoundtraceDaemonTests",
-            dependencies: ["SoundtraceDaemon", "SoundtraceCore", "SoundtraceClock", "SoundtraceStore", "SoundtraceFingerprint",
-                           "SoundtracePlatform", "SoundtraceTestSupport", "CSQLite"]
+            dependencies: ["SoundtraceDaemon", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtraceStore",
+                           "SoundtraceFingerprint", "SoundtracePlatform", "SoundtraceTestSupport", "CSQLite"]
         ),
         // Drives the real `soundtrace` binary against simulated microphones (ALSA file plugin,
         // PulseAudio null sink).

@@ -1,6 +1,6 @@
 import Glibc
-import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtraceProtocol
 
 extension Appliance {
     private func loadedCatalogLocked(_ command: String) throws(ProtocolError) -> Catalog {

@@ -1,10 +1,10 @@
-import SoundtraceCore
 import SoundtracePlatform
+import SoundtraceProtocol
 
 extension Appliance {
     /// Every command the daemon serves, bound to its handler, in `ProtocolCommand.all`'s order.
-    /// Rows are named by Core's constants, so a name is spelled once; `CommandTableTests` checks
-    /// that this table and Core's list hold the same rows and that every handler fits its arity.
+    /// Rows are named by the codec's constants, so a name is spelled once; `CommandTableTests` checks
+    /// that this table and the codec's list hold the same rows and that every handler fits its arity.
     /// Closures that throw name their error type: Swift infers `any Error` for a closure's throws
     /// even where the parameter's type says `throws(ProtocolError)`.
     static let commandTable: [ApplianceCommand] = [

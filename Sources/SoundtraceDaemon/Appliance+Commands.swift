@@ -1,5 +1,6 @@
 import SoundtraceCore
 import SoundtracePlatform
+import SoundtraceProtocol
 
 extension Appliance {
     /// The reply to `listen`: the new session as `session` would describe it.

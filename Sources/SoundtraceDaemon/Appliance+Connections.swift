@@ -1,5 +1,5 @@
-import SoundtraceCore
 import SoundtracePlatform
+import SoundtraceProtocol
 
 extension Appliance {
     /// A client connected: loopback clients may control, others read until they present the token.

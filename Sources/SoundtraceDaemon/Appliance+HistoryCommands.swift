@@ -1,5 +1,5 @@
-import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtraceProtocol
 import SoundtraceStore
 
 extension Appliance {

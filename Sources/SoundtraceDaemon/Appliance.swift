@@ -2,6 +2,7 @@ import Glibc
 import SoundtraceClock
 import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtraceProtocol
 import SoundtraceRecognition
 import SoundtracePlatform
 import SoundtraceStore

@@ -1,13 +1,13 @@
-import SoundtraceCore
 import SoundtracePlatform
+import SoundtraceProtocol
 
-/// One row of the daemon's command table: Core's row (name, permission, arity, summary) with the
-/// handler that runs it.
+/// One row of the daemon's command table: the codec's row (name, permission, arity, summary) with
+/// the handler that runs it.
 ///
-/// Why Core's row plus a handler here rather than one generic row in Core: Core must stay free of
-/// I/O and the CLI reads the same names and summaries without linking the daemon, so the list of
-/// commands stays in `ProtocolCommand`, and this is the one place that gives each of its rows work
-/// to do. The handler's shape mirrors the row's arity, so arguments arrive typed and a handler
+/// Why the codec's row plus a handler here rather than one generic row in SoundtraceProtocol: the
+/// codec must stay free of I/O and the CLI reads the same names and summaries without linking the
+/// daemon, so the list of commands stays in `ProtocolCommand`, and this is the one place that gives
+/// each of its rows work to do. The handler's shape mirrors the row's arity, so arguments arrive typed and a handler
 /// never indexes an array trusting a count declared elsewhere.
 struct ApplianceCommand: Sendable {
     let command: ProtocolCommand

@@ -1,5 +1,6 @@
 import SoundtraceCore
 import SoundtracePlatform
+import SoundtraceProtocol
 
 /// What the appliance remembers about one protocol connection.
 struct ClientState {

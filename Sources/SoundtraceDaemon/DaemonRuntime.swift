@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import SoundtraceCore
 import SoundtracePlatform
+import SoundtraceProtocol
 import SoundtraceStore
 import SoundtraceClock
 

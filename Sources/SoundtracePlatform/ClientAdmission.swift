@@ -1,4 +1,5 @@
-import SoundtraceCore
+import SoundtraceProtocol
+
 
 /// Who may take one of the line server's connection slots. A plain cap let clients waiting in
 /// `idle` (exempt from the idle timeout, and rightly so) hold every slot and lock out everyone

@@ -1,5 +1,5 @@
 import Glibc
-import SoundtraceCore
+import SoundtraceProtocol
 
 extension LineServer {
     /// Accepts one waiting client, admits or refuses it (`ClientAdmission`), and greets it.

@@ -1,4 +1,5 @@
-import SoundtraceCore
+import SoundtraceProtocol
+
 
 extension LineServer {
     /// Closes `c` if its unfinished line or its idleness has lasted too long.

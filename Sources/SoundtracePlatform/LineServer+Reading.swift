@@ -1,5 +1,5 @@
 import Glibc
-import SoundtraceCore
+import SoundtraceProtocol
 
 extension LineServer {
     /// Reads what `c` sent and hands its complete lines to the handler.

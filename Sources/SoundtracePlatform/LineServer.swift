@@ -1,6 +1,6 @@
 import Glibc
-import SoundtraceCore
 import SoundtraceClock
+import SoundtraceProtocol
 
 /// A TCP server for a line protocol, on one thread with `poll()`: it accepts clients up to a cap
 /// that keeps a slot for this machine and limits each network address (`ClientAdmission`; the

@@ -1,3 +1,5 @@
+import SoundtraceProtocol
+
 /// Why a conversation with soundtraced failed, each with the message a person reads and the exit
 /// status scripts see.
 enum ClientError: Error, Equatable, CustomStringConvertible {

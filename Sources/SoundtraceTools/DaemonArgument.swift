@@ -1,5 +1,5 @@
-import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtraceProtocol
 
 /// The positional argument a daemon command takes, checked before connecting so a typo never
 /// costs a round trip or reaches the daemon.

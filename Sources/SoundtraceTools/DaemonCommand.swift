@@ -1,3 +1,5 @@
+import SoundtraceProtocol
+
 /// A `soundtrace` subcommand that talks to soundtraced: its help, its argument, its extra flags,
 /// and the work it does on a connection. The shared part — options, validation before
 /// connecting, errors and exit statuses — lives here once.

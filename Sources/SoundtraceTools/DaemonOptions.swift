@@ -1,4 +1,5 @@
 import Glibc
+import SoundtraceProtocol
 
 /// Where soundtraced is and how to speak to it, from the options every daemon command shares and
 /// their environment variables. Everything is checked before any connection is made.

@@ -1,3 +1,5 @@
+import SoundtraceProtocol
+
 /// One protocol record as aligned `label: value` lines for people, metadata last and indented.
 enum Fields {
     /// Labels for the keys people read; other keys keep their protocol name.

@@ -1,3 +1,5 @@
+import SoundtraceProtocol
+
 /// `history`, `show`, `share` and `delete`: the recognitions saved on the box.
 enum HistoryCommands {
     static let history = DaemonCommand(

@@ -1,3 +1,5 @@
+import SoundtraceProtocol
+
 /// `listen`, `cancel` and `session`: starting a recognition on the box and following it.
 enum ListenCommands {
     static let listen = DaemonCommand(

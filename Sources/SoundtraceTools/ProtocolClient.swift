@@ -1,6 +1,6 @@
 import Glibc
-import SoundtraceCore
 import SoundtraceClock
+import SoundtraceProtocol
 
 /// One TCP conversation with soundtraced: connect with a timeout, check the greeting, then
 /// request/reply with bounded, strictly parsed replies. Blocking calls wait in `poll`, never in a
@@ -74,14 +74,17 @@ final class ProtocolClient {
             throw .notSoundtrace(endpoint: endpoint, detail: "no greeting: it \(detail)")
         }
         guard case let .line(line) = event else { return }
-        if line == ProtocolText.greeting { return }
-        // The daemon refuses a connection it has no slot for with an ACK instead of the greeting.
-        if let ack = ProtocolAck(line: line) { throw .refused(ack) }
-        if line.hasPrefix("OK SOUNDTRACE ") {
-            let version = ProtocolText.sanitized(String(line.dropFirst(14).prefix(20)))
-            throw .notSoundtrace(endpoint: endpoint, detail: "it speaks Soundtrace protocol \(version); use a soundtrace and soundtraced of the same release")
+        switch ProtocolGreeting(line: line) {
+        case .current:
+            return
+        case let .refused(ack):
+            throw .refused(ack)
+        case let .otherVersion(version):
+            let shown = ProtocolText.sanitized(String(version.prefix(20)))
+            throw .notSoundtrace(endpoint: endpoint, detail: "it speaks Soundtrace protocol \(shown); use a soundtrace and soundtraced of the same release")
+        case .other:
+            throw .notSoundtrace(endpoint: endpoint, detail: "it greeted with \"\(ProtocolText.sanitized(String(line.prefix(60))))\"")
         }
-        throw .notSoundtrace(endpoint: endpoint, detail: "it greeted with \"\(ProtocolText.sanitized(String(line.prefix(60))))\"")
     }
 
     /// Presents the LAN token; a wrong one is refused with the daemon's message.
@@ -175,18 +178,16 @@ final class ProtocolClient {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             if let newline = input.firstIndex(of: UInt8(ascii: "\n")) {
-                var line = input[..<newline]
+                let line = input[..<newline]
                 input.removeSubrange(...newline)
-                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                guard let text = String(validating: line, as: UTF8.self) else {
+                switch ProtocolReplyLine.text(line) {
+                case let .success(text):
+                    return .line(text)
+                case .failure(.notUTF8):
                     throw .broken(endpoint: endpoint, detail: "sent a line that is not UTF-8 text")
-                }
-                // The daemon sends control characters as spaces; one here would reach the
-                // terminal, where escape sequences can rewrite what a person sees.
-                guard !text.unicodeScalars.contains(where: ProtocolText.isControl) else {
+                case .failure(.controlCharacter):
                     throw .broken(endpoint: endpoint, detail: "sent a line with control characters, which protocol 1 never sends")
                 }
-                return .line(text)
             }
             // A line without an end is bounded like a reply.
             guard input.count <= limits.maxReplyBytes else {

@@ -1,3 +1,5 @@
+import SoundtraceProtocol
+
 /// Protocol records as JSON objects for `--json`: keys in the CLI's camelCase with the names
 /// `match` already uses (referenceId, offsetSeconds…), values typed (numbers, booleans), `meta:`
 /// lines gathered into one `metadata` object. Keys this client does not know pass through as

@@ -1,3 +1,5 @@
+import SoundtraceProtocol
+
 /// A session as `listen`, `cancel` and `session ID` describe it, printed the way
 /// `match --device` prints a live session: the same text line and the same JSON shape.
 struct SessionRecord: Equatable {

@@ -1,4 +1,4 @@
-import SoundtraceCore
+import SoundtraceProtocol
 
 /// `status`, `ping` and `commands`: what the daemon is doing and whether it answers.
 enum StatusCommands {

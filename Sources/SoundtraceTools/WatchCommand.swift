@@ -1,3 +1,5 @@
+import SoundtraceProtocol
+
 /// `watch`: one line per state change, until Ctrl-C. It sleeps in `idle state` between changes.
 enum WatchCommand {
     static let command = DaemonCommand(

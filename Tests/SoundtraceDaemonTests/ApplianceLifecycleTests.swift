@@ -5,6 +5,7 @@ import SoundtraceCore
 import SoundtraceClock
 import SoundtraceFingerprint
 @testable import SoundtracePlatform
+import SoundtraceProtocol
 import SoundtraceStore
 import SoundtraceTestSupport
 import Testing

@@ -1,9 +1,9 @@
-import SoundtraceCore
 @testable import SoundtraceDaemon
+import SoundtraceProtocol
 import Testing
 
-/// The daemon's handlers and Core's command list are one table: the daemon binds exactly Core's
-/// rows, in Core's order, each once and with a handler shaped like the row's arity.
+/// The daemon's handlers and the codec's command list are one table: the daemon binds exactly the
+/// codec's rows, in its order, each once and with a handler shaped like the row's arity.
 @Suite struct CommandTableTests {
     @Test func everyCoreRowIsBoundOnceInOrder() {
         #expect(Appliance.commandTable.map(\.command) == ProtocolCommand.all)

@@ -1,4 +1,4 @@
-import SoundtraceCore
+import SoundtraceProtocol
 import Testing
 @testable import SoundtraceTools
 

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import SoundtraceCore
+import SoundtraceProtocol
 import Testing
 @testable import SoundtraceTools
 

@@ -1,6 +1,6 @@
 import Foundation
-import SoundtraceCore
 import SoundtracePlatform
+import SoundtraceProtocol
 import SoundtraceTestSupport
 @testable import SoundtraceTools
 

@@ -71,7 +71,7 @@ module() {
   built+=("$name.o")
 }
 built=()
-for name in SoundtraceClock SoundtraceCore SoundtraceFingerprint SoundtracePlatform SoundtraceRecognition SoundtraceTools; do
+for name in SoundtraceClock SoundtraceProtocol SoundtraceCore SoundtraceFingerprint SoundtracePlatform SoundtraceRecognition SoundtraceTools; do
   module "$name"
 done
 
@@ -81,8 +81,8 @@ objects() {
   case "$1" in
     config) echo SoundtraceCore.o ;;
     catalog|wav) echo CKissFFT.o SoundtraceFingerprint.o ;;
-    request|faults) echo SoundtraceClock.o SoundtraceCore.o CGPIOD.o SoundtracePlatform.o ;;
-    manifest|reply) echo CKissFFT.o SoundtraceClock.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
+    request|faults) echo SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o CGPIOD.o SoundtracePlatform.o ;;
+    manifest|reply) echo CKissFFT.o SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
     *) echo "build: no module list for harness '$1'" >&2; return 1 ;;
   esac
 }

@@ -5,6 +5,7 @@
 // closed after it, so the client meets the end of the stream as it would a daemon hanging up.
 import Foundation
 import Glibc
+import SoundtraceProtocol
 @testable import SoundtraceTools
 
 @_cdecl("LLVMFuzzerTestOneInput")

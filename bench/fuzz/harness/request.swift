@@ -3,8 +3,8 @@
 // argument of `history` and `catalog` is parsed; every refusal is sent back as an ACK line.
 // The first input byte sets the size of the reads the stream arrives in, so the fuzzer also
 // explores where TCP splits the lines; the lines must not depend on it.
-@testable import SoundtraceCore
 @testable import SoundtracePlatform
+@testable import SoundtraceProtocol
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -64,12 +64,12 @@ private func serve(_ line: [UInt8]?) {
 
 private func send(_ error: ProtocolError) { send(ProtocolText.reply(error)) }
 
-/// A reply ends in a newline and its lines hold nothing the CLI refuses (ProtocolClient's
-/// readLine): no control character, C0, DEL or C1.
+/// A reply ends in a newline and its lines hold nothing the CLI refuses (the codec's reply-line
+/// reader, which ProtocolClient's readLine calls): no control character, C0, DEL or C1.
 private func send(_ reply: String) {
     expect(reply.hasSuffix("\n"), "a reply without its newline")
     for line in reply.dropLast().split(separator: "\n", omittingEmptySubsequences: false) {
-        expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) },
-               "a control character in the reply line \(Array(line.utf8))")
+        expect((try? ProtocolReplyLine.text(Array(line.utf8)[...]).get()) != nil,
+               "a reply line the CLI refuses: \(Array(line.utf8))")
     }
 }

@@ -25,7 +25,7 @@ public struct ProtocolRequest: Sendable, Equatable {
         // the "\r" is gone: a maximal line from a CRLF client is a valid line.
         guard line.count <= maxLineBytes else { return .failure(.tooLong) }
         guard let text = String(validating: line, as: UTF8.self) else { return .failure(.notACommand("not UTF-8 text")) }
-        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if text.unicodeScalars.contains(where: ProtocolText.isRequestControl) {
             return .failure(.notACommand("control characters in a command line"))
         }
         // Words are cut by Unicode scalars, not by Characters: a Character is a grapheme cluster,

@@ -1,5 +1,5 @@
 import Testing
-@testable import SoundtraceCore
+@testable import SoundtraceProtocol
 
 @Suite struct ProtocolTests {
     func parse(_ line: String) -> Result<ProtocolRequest, ProtocolRequest.Rejection> {

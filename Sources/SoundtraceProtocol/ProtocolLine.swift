@@ -1,17 +1,15 @@
-import SoundtraceCore
-
 /// One request line as the client sends it: the command word and its arguments, quoted per the
 /// grammar in docs/PROTOCOL.md so that `ProtocolRequest.parse` on the daemon reads them back
 /// exactly.
-struct ProtocolLine: Equatable {
+public struct ProtocolLine: Sendable, Equatable {
     /// Why a request cannot be sent; these are caught before connecting wherever the arguments come
     /// from the command line.
-    enum Refusal: Error, Equatable, CustomStringConvertible {
+    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         case controlCharacter
         case tooLong(Int)
         case tooManyArguments
 
-        var description: String {
+        public var description: String {
             switch self {
             case .controlCharacter:
                 return "an argument holds a control character (newline, tab…), which the protocol cannot carry"
@@ -24,15 +22,15 @@ struct ProtocolLine: Equatable {
     }
 
     /// The line's text without its newline.
-    let text: String
+    public let text: String
 
-    init(_ command: String, _ arguments: [String] = []) throws(Refusal) {
+    public init(_ command: String, _ arguments: [String] = []) throws(Refusal) {
         guard arguments.count <= ProtocolRequest.maxArguments else { throw .tooManyArguments }
         var words = [command]
         for argument in arguments {
             // A control character would end or corrupt the line; the daemon closes the connection
             // on one, so refuse here with a reason instead.
-            guard !argument.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            guard !argument.unicodeScalars.contains(where: ProtocolText.isRequestControl) else {
                 throw .controlCharacter
             }
             words.append(Self.quoted(argument))
@@ -45,7 +43,7 @@ struct ProtocolLine: Equatable {
 
     /// `argument` as one word: bare when it is plain, otherwise in double quotes with `"` and `\`
     /// escaped. An empty argument needs quotes too, or it would vanish.
-    static func quoted(_ argument: String) -> String {
+    public static func quoted(_ argument: String) -> String {
         let needsQuotes = argument.isEmpty || argument.contains { $0 == " " || $0 == "\"" || $0 == "\\" }
         guard needsQuotes else { return argument }
         var out = "\""
@@ -57,5 +55,5 @@ struct ProtocolLine: Equatable {
     }
 
     /// The bytes to write, newline included.
-    var bytes: [UInt8] { Array((text + "\n").utf8) }
+    public var bytes: [UInt8] { Array((text + "\n").utf8) }
 }

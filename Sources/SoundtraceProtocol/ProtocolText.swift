@@ -1,20 +1,15 @@
-/// The reply side of the line protocol: `key: value` lines ending in `OK`, and the greeting.
+/// The reply side of the line protocol: `key: value` lines ending in `OK`, and the greeting; and
+/// which control characters a line may carry (ProtocolText+Controls.swift).
 public enum ProtocolText {
     /// The protocol's name and version, sent as the greeting.
     public static let version = 1
     public static let greeting = "OK SOUNDTRACE \(version)"
 
-    /// `text` on one line: newlines and other control characters become spaces, so a value can
-    /// never forge a reply line. C1 controls (U+0080–U+009F) count too: a request line may carry
-    /// them (an argument echoed in an error), and the CLI refuses a reply line holding one, as a
-    /// terminal would take U+009B for the start of an escape sequence.
+    /// `text` on one line: newlines and other control characters (`isControl`, C1 included) become
+    /// spaces, so a value can never forge a reply line. C1 controls count too: a request line may
+    /// carry them (an argument echoed in an error), and the CLI refuses a reply line holding one.
     public static func sanitized(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) ? " " : $0 }))
-    }
-
-    /// C0 controls, DEL and C1 controls: Unicode's control characters (general category Cc).
-    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// A reply: the pairs as `key: value` lines, then `OK`. Keys are fixed words of the protocol.

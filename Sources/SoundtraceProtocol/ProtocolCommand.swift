@@ -10,10 +10,11 @@ public enum ProtocolPermission: Int, Sendable, Comparable {
 /// One row of the command table: its name, the permission it needs and the arguments it takes,
 /// checked before the command runs.
 ///
-/// This is the only list of the protocol's commands. It lives in Core, without handlers, because
-/// the CLI reads it too (summaries for `soundtrace commands`) and Core does no I/O; the daemon binds
-/// a handler to every row in one place (`Appliance.commandTable`), naming rows by these constants,
-/// never by a string, and a test checks that every row is bound once with a handler of its arity.
+/// This is the only list of the protocol's commands. It lives in the codec, without handlers,
+/// because the CLI reads it too (summaries for `soundtrace commands`) and the codec does no I/O;
+/// the daemon binds a handler to every row in one place (`Appliance.commandTable`), naming rows by
+/// these constants, never by a string, and a test checks that every row is bound once with a
+/// handler of its arity.
 public struct ProtocolCommand: Sendable, Equatable {
     public let name: String
     public let permission: ProtocolPermission
