@@ -42,16 +42,21 @@ public struct ProtocolLine: Sendable, Equatable {
     }
 
     /// `argument` as one word: bare when it is plain, otherwise in double quotes with `"` and `\`
-    /// escaped. An empty argument needs quotes too, or it would vanish.
+    /// escaped. An empty argument needs quotes too, or it would vanish. Decided and escaped by Unicode
+    /// scalar, as `ProtocolRequest.parse` reads: a space or a quote that a combining mark follows is
+    /// one Character to Swift but still a separator or a quote to the daemon.
     public static func quoted(_ argument: String) -> String {
-        let needsQuotes = argument.isEmpty || argument.contains { $0 == " " || $0 == "\"" || $0 == "\\" }
+        let special: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\"" || $0 == "\\" }
+        let needsQuotes = argument.isEmpty || argument.unicodeScalars.contains(where: special)
         guard needsQuotes else { return argument }
-        var out = "\""
-        for character in argument {
-            if character == "\"" || character == "\\" { out.append("\\") }
-            out.append(character)
+        var out = String.UnicodeScalarView()
+        out.append("\"")
+        for scalar in argument.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { out.append("\\") }
+            out.append(scalar)
         }
-        return out + "\""
+        out.append("\"")
+        return String(out)
     }
 
     /// The bytes to write, newline included.

@@ -309,8 +309,13 @@ private struct Stage {
         let script = multiCall
             ? "#!/bin/sh\ncase \"${0##*/}\" in soundtraced) echo 'soundtraced 0.0.0-stand-in' ;; *) echo 'soundtrace 0.0.0-stand-in' ;; esac\n"
             : "#!/bin/sh\necho 'soundtrace 0.0.0-stand-in'\n"
-        try script.write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+        // Written by a child process, not by this one: while this process holds a file open for
+        // writing, any child another test forks meanwhile inherits that descriptor until it execs,
+        // and running the file then fails with "text file busy" (install.sh runs it).
+        try script.write(toFile: path + ".source", atomically: true, encoding: .utf8)
+        let placed = try Command.run(["install", "-m", "0755", path + ".source", path])
+        guard placed.status == 0 else { throw POSIXError(.EIO) }
+        try FileManager.default.removeItem(atPath: path + ".source")
     }
 
     /// What the symbolic link at `path` (under the staging root) points to.
