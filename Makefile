@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT_FLAGS := -c release
 
-.PHONY: run test test-tsan test-libgpiod2 setup build catalog catalog-audio bench clean
+.PHONY: run test test-tsan test-libgpiod2 lint format setup build catalog catalog-audio bench clean
 
 setup:
 	@scripts/setup.sh
@@ -18,7 +18,8 @@ run: build
 	mkdir -p .state
 	.build/release/soundtraced --config /dev/null --no-gpio --catalog catalog/soundtrace.catalog --state-dir .state
 
-# Tests run in release mode: the DSP is too slow unoptimized to index whole recordings quickly.
+# First the style check (`make lint`, a few seconds). Tests run in release mode: the DSP is too slow
+# unoptimized to index whole recordings quickly.
 # -enable-testing lets the tests reach internal DSP stages of an optimized build.
 # The ThreadSanitizer run of the same tests is `make test-tsan` (below), kept out of `make test` so
 # that it stays within about 30 minutes on a fresh machine; CI (.ci/run) runs both.
@@ -36,7 +37,7 @@ run: build
 # GPIO goes through the installed libgpiod (1.6 on Debian 12; SOUNDTRACE_EXPECT_LIBGPIOD, the major
 # pkg-config reports, makes GPIODLibraryTests check the build used it); last, test-libgpiod2 does the
 # same for libgpiod 2 (docs/HARDWARE.md).
-test: setup
+test: setup lint
 	SOUNDTRACE_EXPECT_LIBGPIOD=$$(pkg-config --modversion libgpiod | cut -d. -f1) swift test $(SWIFT_FLAGS) -Xswiftc -enable-testing
 	bench/fuzz/run.sh --jobs 2 20
 	bench/protocol-stress/run.sh --lines 20000 --churn 500
@@ -46,6 +47,15 @@ test: setup
 	vm/soak.sh 50
 	vm/power-cut.sh 20
 	$(MAKE) test-libgpiod2
+
+# Style: the toolchain's swift-format with the repository's .swift-format (4 spaces, 140 columns).
+# `make format` rewrites the tree; `make lint` fails on anything it would change.
+SWIFT_SOURCES := Sources Tests Package.swift
+lint:
+	swift format lint --strict --recursive $(SWIFT_SOURCES)
+
+format:
+	swift format format --in-place --recursive $(SWIFT_SOURCES)
 
 # The whole Swift suite again under ThreadSanitizer, in its own build (.build/sanitize-thread;
 # 4½–8 min on a fresh 2-core machine), failing on any report (docs/RELIABILITY.md;

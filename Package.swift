@@ -7,7 +7,7 @@ let package = Package(
     name: "Soundtrace",
     products: [
         .executable(name: "soundtrace", targets: ["soundtrace"]),
-        .executable(name: "soundtraced", targets: ["soundtraced"]),
+        .executable(name: "soundtraced", targets: ["soundtraced"])
     ],
     targets: [
         // KissFFT's fixed-point build, compiled from Debian's source package fetched at set-up time
@@ -95,8 +95,10 @@ let package = Package(
         ),
         .target(
             name: "SoundtraceTools",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtracePlatform",
-                           "SoundtraceRecognition", "CJansson"]
+            dependencies: [
+                "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtracePlatform",
+                "SoundtraceRecognition", "CJansson"
+            ]
         ),
         // Linux headers Glibc does not export (signalfd).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
@@ -104,8 +106,10 @@ let package = Package(
         // No Foundation (the daemon's memory budget is 10 MB).
         .target(
             name: "SoundtraceDaemon",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtracePlatform",
-                           "SoundtraceStore", "SoundtraceRecognition", "CLinux"]
+            dependencies: [
+                "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtracePlatform",
+                "SoundtraceStore", "SoundtraceRecognition", "CLinux"
+            ]
         ),
         .executableTarget(
             name: "soundtraced",
@@ -147,20 +151,24 @@ let package = Package(
         ),
         .testTarget(
             name: "SoundtraceToolsTests",
-            dependencies: ["SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceTestSupport",
-                           "SoundtracePlatform"]
+            dependencies: [
+                "SoundtraceTools", "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceTestSupport",
+                "SoundtracePlatform"
+            ]
         ),
         .testTarget(
             name: "SoundtraceDaemonTests",
-            dependencies: ["SoundtraceDaemon", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtraceStore",
-                           "SoundtraceFingerprint", "SoundtracePlatform", "SoundtraceTestSupport", "CSQLite"]
+            dependencies: [
+                "SoundtraceDaemon", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtraceStore",
+                "SoundtraceFingerprint", "SoundtracePlatform", "SoundtraceTestSupport", "CSQLite"
+            ]
         ),
         // Drives the real `soundtrace` binary against simulated microphones (ALSA file plugin,
         // PulseAudio null sink).
         .testTarget(
             name: "AcceptanceTests",
             dependencies: ["SoundtraceFingerprint", "SoundtraceTestSupport", "CLinux"]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

@@ -34,21 +34,27 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .deviceNotFound(device, available):
-            let list = available.isEmpty ? "no capture devices were found at all (is a microphone plugged in?)"
-                                         : "capture devices here: \(available.joined(separator: ", "))"
+            let list =
+                available.isEmpty
+                ? "no capture devices were found at all (is a microphone plugged in?)"
+                : "capture devices here: \(available.joined(separator: ", "))"
             return "capture device '\(device)' does not exist; \(list); set the device with --device (e.g. 'default' or 'plughw:1,0')"
         case let .permissionDenied(device):
-            return "not allowed to open capture device '\(device)'; add this user to the 'audio' group (or install udev/ rules) and log in again; as a systemd service, the unit needs DeviceAllow=char-alsa rw"
+            return
+                "not allowed to open capture device '\(device)'; add this user to the 'audio' group (or install udev/ rules) and log in again; as a systemd service, the unit needs DeviceAllow=char-alsa rw"
         case let .busy(device):
             return "capture device '\(device)' is in use by another program; close it (or stop its sound server) and listen again"
         case let .disconnected(device):
-            return "capture device '\(device)' went away during listening (unplugged, or its sound server stopped); reconnect it and listen again"
+            return
+                "capture device '\(device)' went away during listening (unplugged, or its sound server stopped); reconnect it and listen again"
         case let .unsupportedFormat(device, offered):
-            return "capture device '\(device)' offers no usable audio format (it offers \(offered)); use a 'plughw:' or 'default' device, which converts"
+            return
+                "capture device '\(device)' offers no usable audio format (it offers \(offered)); use a 'plughw:' or 'default' device, which converts"
         case let .stalled(device, heard):
             return "capture device '\(device)' stopped delivering audio after \(heard) ms; check the device and listen again"
         case let .audioGap(device, milliseconds):
-            return "capture device '\(device)' lost \(milliseconds) ms of audio (the system was too busy to read it in time, or was suspended); listen again"
+            return
+                "capture device '\(device)' lost \(milliseconds) ms of audio (the system was too busy to read it in time, or was suspended); listen again"
         case let .other(device, detail):
             return "capture device '\(device)' failed: \(detail); check the device and listen again"
         }

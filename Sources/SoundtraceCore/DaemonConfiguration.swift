@@ -31,7 +31,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("button_line", "GPIO line name of the button (default GPIO17)"),
         ("listening_led_line", "GPIO line name of the listening LED (default GPIO23)"),
         ("result_led_line", "GPIO line name of the result LED (default GPIO24)"),
-        ("buzzer_line", "GPIO line name of the buzzer (default GPIO25)"), ("muted", "yes or no"),
+        ("buzzer_line", "GPIO line name of the buzzer (default GPIO25)"), ("muted", "yes or no")
     ]
 
     public struct Invalid: Error, Equatable, CustomStringConvertible {
@@ -70,7 +70,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             guard !value.isEmpty else { throw fail("'\(key)' has no value; expected \(known.form)") }
             guard !value.unicodeScalars.contains(where: { $0.value < 0x20 }) else { throw fail("'\(key)' contains control characters") }
             func integer(_ range: ClosedRange<Int>) throws(Invalid) -> Int {
-                guard let n = Int(value), range.contains(n) else { throw fail("'\(key)' must be a whole number in \(range.lowerBound)–\(range.upperBound), got '\(value)'") }
+                guard let n = Int(value), range.contains(n) else {
+                    throw fail("'\(key)' must be a whole number in \(range.lowerBound)–\(range.upperBound), got '\(value)'")
+                }
                 return n
             }
             func path() throws(Invalid) -> String {
@@ -87,7 +89,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             func lineName() throws(Invalid) -> String {
                 // The kernel keeps line names in 32 bytes with the terminating NUL.
                 guard value.utf8.count <= 31, value.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
-                    throw fail("'\(key)' must be a GPIO line name of at most 31 characters without spaces (e.g. GPIO17; `gpioinfo` lists them), got '\(value)'")
+                    throw fail(
+                        "'\(key)' must be a GPIO line name of at most 31 characters without spaces (e.g. GPIO17; `gpioinfo` lists them), got '\(value)'"
+                    )
                 }
                 return value
             }
@@ -119,16 +123,28 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Checks rules that span keys (also after command-line overrides).
     public func validate(file: String) throws(Invalid) {
         if !Self.isLoopback(bind) && tokenFile == nil {
-            throw Invalid(file: file, line: 0, problem: "bind = \(bind) reaches the network, which needs a token: set token_file (the token travels in clear text; see the README)")
+            throw Invalid(
+                file: file, line: 0,
+                problem:
+                    "bind = \(bind) reaches the network, which needs a token: set token_file (the token travels in clear text; see the README)"
+            )
         }
         // One slot is always kept for clients on this machine (the line server's admission rule).
         if !Self.isLoopback(bind) && maxClients < 2 {
-            throw Invalid(file: file, line: 0, problem: "bind = \(bind) with max_clients = \(maxClients) leaves no slot for the network (one is kept for clients on this machine); set max_clients to 2 or more")
+            throw Invalid(
+                file: file, line: 0,
+                problem:
+                    "bind = \(bind) with max_clients = \(maxClients) leaves no slot for the network (one is kept for clients on this machine); set max_clients to 2 or more"
+            )
         }
         let roles = lines.roles
         for (index, role) in roles.enumerated() {
             if let other = roles[..<index].first(where: { $0.name == role.name }) {
-                throw Invalid(file: file, line: 0, problem: "the \(other.role) and the \(role.role) are both on GPIO line \(role.name); give each its own line (button_line, listening_led_line, result_led_line, buzzer_line)")
+                throw Invalid(
+                    file: file, line: 0,
+                    problem:
+                        "the \(other.role) and the \(role.role) are both on GPIO line \(role.name); give each its own line (button_line, listening_led_line, result_led_line, buzzer_line)"
+                )
             }
         }
     }
@@ -147,9 +163,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     static func isIPv4(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && (Int(part) ?? 256) <= 255
-        }
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && (Int(part) ?? 256) <= 255
+            }
     }
 }
 

@@ -14,9 +14,11 @@ public struct EarlyDecisionRule: Sendable, Equatable {
     /// Audio between two snapshots, so that "stable" means stable over time, not over buffers.
     public var checkIntervalMilliseconds: Int
 
-    public init(minScore: Int = 20, minRatioOverRunnerUpQ8: Int = 3 * 256, stableSnapshots: Int = 2,
-                offsetToleranceMilliseconds: Int = 100, minHeardMilliseconds: Int = 1000,
-                checkIntervalMilliseconds: Int = 250) {
+    public init(
+        minScore: Int = 20, minRatioOverRunnerUpQ8: Int = 3 * 256, stableSnapshots: Int = 2,
+        offsetToleranceMilliseconds: Int = 100, minHeardMilliseconds: Int = 1000,
+        checkIntervalMilliseconds: Int = 250
+    ) {
         self.minScore = minScore
         self.minRatioOverRunnerUpQ8 = minRatioOverRunnerUpQ8
         self.stableSnapshots = stableSnapshots
@@ -28,7 +30,8 @@ public struct EarlyDecisionRule: Sendable, Equatable {
     /// True when the latest snapshots (oldest first) justify stopping now.
     public func isConfident(_ history: [RecognizerSnapshot]) -> Bool {
         guard stableSnapshots >= 1, history.count >= stableSnapshots, let last = history.last,
-              let reference = last.reference?.id else { return false }
+            let reference = last.reference?.id
+        else { return false }
         // The recognizer's second, independent evidence, already required to be stable over time.
         if last.isMatch && last.confirmedTwice && last.heardMilliseconds >= minHeardMilliseconds { return true }
         let recent = history.suffix(stableSnapshots)

@@ -51,8 +51,11 @@ extension IndicatorPattern {
         case (.match, _):  // result LED, steady
             return IndicatorPattern(lights: [.init(false, true, 1000)], repeats: false, tones: tones)
         case (.noMatch, false):  // result LED, double flash every 1.5 s
-            return IndicatorPattern(lights: [.init(false, true, 150), .init(false, false, 150), .init(false, true, 150),
-                                             .init(false, false, 1050)], repeats: true, tones: tones)
+            return IndicatorPattern(
+                lights: [
+                    .init(false, true, 150), .init(false, false, 150), .init(false, true, 150),
+                    .init(false, false, 1050)
+                ], repeats: true, tones: tones)
         case (.noMatch, true):  // result LED steady for 2 s, then dark
             return IndicatorPattern(lights: [.init(false, true, 2000), .init(false, false, 1000)], repeats: false, tones: tones)
         case (.canceled, false):  // one short flash of the listening LED, then dark

@@ -19,8 +19,10 @@ public struct RecognizerSnapshot: Sendable, Equatable {
     /// below the early-decision rule's.
     public let confirmedTwice: Bool
 
-    public init(isMatch: Bool, reference: ReferenceSummary?, offsetMilliseconds: Int, score: Int, runnerUpScore: Int,
-                peaks: Int, heardMilliseconds: Int, confirmedTwice: Bool = false) {
+    public init(
+        isMatch: Bool, reference: ReferenceSummary?, offsetMilliseconds: Int, score: Int, runnerUpScore: Int,
+        peaks: Int, heardMilliseconds: Int, confirmedTwice: Bool = false
+    ) {
         self.confirmedTwice = confirmedTwice
         self.isMatch = isMatch
         self.reference = reference

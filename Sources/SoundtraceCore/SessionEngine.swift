@@ -29,8 +29,10 @@ public struct SessionEngine {
     }
 
     /// Starts a session. A start while listening is refused, not queued.
-    public mutating func start(token: SessionToken, wallClock: Int64, monotonic: Int64, recognizer: Recognizer,
-                               settings: SessionSettings) throws(StartRefusal) -> RecognitionSession {
+    public mutating func start(
+        token: SessionToken, wallClock: Int64, monotonic: Int64, recognizer: Recognizer,
+        settings: SessionSettings
+    ) throws(StartRefusal) -> RecognitionSession {
         if let session, session.state == .listening { throw .alreadyListening(session.token) }
         let new = RecognitionSession(token: token, startedAt: wallClock, state: .listening)
         session = new
@@ -46,7 +48,8 @@ public struct SessionEngine {
 
     /// Records a session whose device could not be opened or configured: it ends as failed at
     /// once, so the person gets the reason and the next start is not blocked.
-    public mutating func startFailed(token: SessionToken, wallClock: Int64, fault: CaptureFault) throws(StartRefusal) -> RecognitionSession {
+    public mutating func startFailed(token: SessionToken, wallClock: Int64, fault: CaptureFault) throws(StartRefusal) -> RecognitionSession
+    {
         if let session, session.state == .listening { throw .alreadyListening(session.token) }
         let failed = RecognitionSession(token: token, startedAt: wallClock, state: .failed(fault))
         session = failed
@@ -214,8 +217,10 @@ public struct SessionEngine {
 
     private func matched(_ snapshot: RecognizerSnapshot) -> SessionState {
         guard let reference = snapshot.reference else { return .noMatch(.notInCatalog(heardMilliseconds: snapshot.heardMilliseconds)) }
-        return .matched(MatchResult(reference: reference, offsetMilliseconds: snapshot.offsetMilliseconds, score: snapshot.score,
-                                    runnerUpScore: snapshot.runnerUpScore, heardMilliseconds: snapshot.heardMilliseconds))
+        return .matched(
+            MatchResult(
+                reference: reference, offsetMilliseconds: snapshot.offsetMilliseconds, score: snapshot.score,
+                runnerUpScore: snapshot.runnerUpScore, heardMilliseconds: snapshot.heardMilliseconds))
     }
 
     private mutating func finish(_ state: SessionState) -> RecognitionSession? {

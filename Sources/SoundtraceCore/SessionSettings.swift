@@ -23,14 +23,17 @@ public struct SessionSettings: Sendable, Equatable {
         public var description: String {
             switch self {
             case let .windowOutOfRange(s):
-                return "a listening window of \(s) s is outside \(SessionSettings.windowSecondsRange.lowerBound)–\(SessionSettings.windowSecondsRange.upperBound) s; choose a value in that range"
+                return
+                    "a listening window of \(s) s is outside \(SessionSettings.windowSecondsRange.lowerBound)–\(SessionSettings.windowSecondsRange.upperBound) s; choose a value in that range"
             }
         }
     }
 
-    public init(windowSeconds: Int = defaultWindowSeconds, stallGraceMilliseconds: Int = 3000,
-                maxGapMilliseconds: Int = 500, earlyDecision: EarlyDecisionRule = EarlyDecisionRule(),
-                snapshotHistory: Int = 16, captureWaitMilliseconds: Int = 250) throws(Invalid) {
+    public init(
+        windowSeconds: Int = defaultWindowSeconds, stallGraceMilliseconds: Int = 3000,
+        maxGapMilliseconds: Int = 500, earlyDecision: EarlyDecisionRule = EarlyDecisionRule(),
+        snapshotHistory: Int = 16, captureWaitMilliseconds: Int = 250
+    ) throws(Invalid) {
         guard Self.windowSecondsRange.contains(windowSeconds) else { throw .windowOutOfRange(windowSeconds) }
         windowMilliseconds = windowSeconds * 1000
         self.stallGraceMilliseconds = stallGraceMilliseconds

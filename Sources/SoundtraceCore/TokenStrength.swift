@@ -12,8 +12,10 @@ public enum TokenStrength {
         if scalars.contains(where: { ("a"..."z").contains($0) }) { alphabet += 26 }
         if scalars.contains(where: { ("A"..."Z").contains($0) }) { alphabet += 26 }
         if scalars.contains(where: { ("0"..."9").contains($0) }) { alphabet += 10 }
-        if scalars.contains(where: { $0.isASCII && $0.value > 32 && $0.value < 127
-                                     && !("a"..."z").contains($0) && !("A"..."Z").contains($0) && !("0"..."9").contains($0) }) {
+        if scalars.contains(where: {
+            $0.isASCII && $0.value > 32 && $0.value < 127
+                && !("a"..."z").contains($0) && !("A"..."Z").contains($0) && !("0"..."9").contains($0)
+        }) {
             alphabet += 32
         }
         if scalars.contains(where: { !$0.isASCII }) { alphabet += 64 }

@@ -18,8 +18,10 @@ public struct TokenThrottle: Sendable {
     private var records: [String: Record] = [:]
     private var globalNextTurn: Int64 = 0
 
-    public init(capacity: Int = 256, firstDelayMilliseconds: Int64 = 1000, maxDelayMilliseconds: Int64 = 300_000,
-                globalSpacingMilliseconds: Int64 = 100) {
+    public init(
+        capacity: Int = 256, firstDelayMilliseconds: Int64 = 1000, maxDelayMilliseconds: Int64 = 300_000,
+        globalSpacingMilliseconds: Int64 = 100
+    ) {
         self.capacity = capacity
         self.firstDelayMilliseconds = firstDelayMilliseconds
         self.maxDelayMilliseconds = maxDelayMilliseconds

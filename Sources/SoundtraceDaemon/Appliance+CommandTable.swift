@@ -10,9 +10,11 @@ extension Appliance {
     static let commandTable: [ApplianceCommand] = [
         .init(.ping, .noArguments { _, _ in .reply([]) }),
         .init(.commands, .noArguments { appliance, client in appliance.commandsLocked(client) }),
-        .init(.token, .one { appliance, presented, client throws(ProtocolError) in
-            try appliance.tokenLocked(presented, client: client)
-        }),
+        .init(
+            .token,
+            .one { appliance, presented, client throws(ProtocolError) in
+                try appliance.tokenLocked(presented, client: client)
+            }),
         .init(.status, .noArguments { appliance, _ in .reply(appliance.statusPairsLocked()) }),
         .init(.idle, .list { appliance, flags, client throws(ProtocolError) in try appliance.idleLocked(flags, client: client) }),
         // The connection answers a noidle while idling; one that crossed the idle's answer gets
@@ -30,7 +32,7 @@ extension Appliance {
         .init(.delete, .one { appliance, id, _ throws(ProtocolError) in try appliance.deleteLocked(id) }),
         .init(.catalog, .optional { appliance, range, _ throws(ProtocolError) in try appliance.catalogLocked(range) }),
         .init(.reference, .one { appliance, id, _ throws(ProtocolError) in try appliance.referenceLocked(id) }),
-        .init(.guide, .noArguments { appliance, _ in appliance.guideLocked() }),
+        .init(.guide, .noArguments { appliance, _ in appliance.guideLocked() })
     ]
 
     /// The table's rows by name, for dispatch.
@@ -38,8 +40,10 @@ extension Appliance {
         Dictionary(commandTable.map { ($0.command.name, $0) }, uniquingKeysWith: { first, _ in first })
 
     /// Runs a command whose permission and argument count were checked against `command`.
-    func executeLocked(_ command: ProtocolCommand, _ arguments: [String],
-                       client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
+    func executeLocked(
+        _ command: ProtocolCommand, _ arguments: [String],
+        client: LineServer.Client
+    ) throws(ProtocolError) -> CommandOutcome {
         guard let row = Self.commandsByName[command.name] else { throw ProtocolError.unknown(command: command.name) }
         return try row.run(on: self, arguments, client: client)
     }

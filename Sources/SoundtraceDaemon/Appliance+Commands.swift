@@ -43,8 +43,10 @@ extension Appliance {
         }
         state.wrongTokens += 1
         let left = Self.maxWrongTokens - state.wrongTokens
-        let message = left > 0 ? "wrong token (\(left) \(left == 1 ? "try" : "tries") left before the connection closes)"
-                               : "wrong token; closing the connection"
+        let message =
+            left > 0
+            ? "wrong token (\(left) \(left == 1 ? "try" : "tries") left before the connection closes)"
+            : "wrong token; closing the connection"
         let answeredAt = max(turn, now + Self.wrongTokenDelayMilliseconds)
         let fromAddress = tokenThrottle.failed(address, answeredAt: answeredAt)
         state.heldReply = ProtocolText.reply(ProtocolError(.wrongToken, command: "token", message))
@@ -52,7 +54,8 @@ extension Appliance {
         state.heldUntil = answeredAt
         clients[client.id] = state
         if TokenThrottle.isWorthLogging(fromAddress) {
-            DaemonLog.warning("wrong token from \(address) (\(fromAddress) since its last right one; the next are logged at 10, 100, 1000, …)")
+            DaemonLog.warning(
+                "wrong token from \(address) (\(fromAddress) since its last right one; the next are logged at 10, 100, 1000, …)")
         }
         environment.timersChanged()
         return .waiting
@@ -109,7 +112,9 @@ extension Appliance {
 
     func sessionLocked(_ id: String) throws(ProtocolError) -> CommandOutcome {
         guard let record = recent.last(where: { $0.session.id == id }) else {
-            throw ProtocolError(.notFound, command: "session", "no recent session \"\(id)\"; `status` names the current one (only the last \(Self.recentSessions) are kept)")
+            throw ProtocolError(
+                .notFound, command: "session",
+                "no recent session \"\(id)\"; `status` names the current one (only the last \(Self.recentSessions) are kept)")
         }
         return .reply(sessionPairs(record))
     }

@@ -22,7 +22,9 @@ extension Appliance {
             guard var state = clients[client.id] else { return }
             if state.heldUntil != nil {
                 guard state.heldLines.count < ClientState.maxHeldLines else {
-                    channel.send(ProtocolText.reply(ProtocolError(.badArguments, command: "", "too many commands while waiting for an answer")), to: client)
+                    channel.send(
+                        ProtocolText.reply(ProtocolError(.badArguments, command: "", "too many commands while waiting for an answer")),
+                        to: client)
                     channel.close(client)
                     clients[client.id] = nil
                     return
@@ -80,12 +82,16 @@ extension Appliance {
             return
         case let .failure(.notACommand(why)):
             // Not our protocol (binary junk, an HTTP request): say so once and hang up.
-            channel.send(ProtocolText.reply(ProtocolError(.unknownCommand, command: "", "\(why); this port speaks the Soundtrace line protocol")), to: client)
+            channel.send(
+                ProtocolText.reply(ProtocolError(.unknownCommand, command: "", "\(why); this port speaks the Soundtrace line protocol")),
+                to: client)
             channel.close(client)
             clients[client.id] = nil
             return
         case .failure(.tooLong):
-            channel.send(ProtocolText.reply(ProtocolError(.badArguments, command: "", "line longer than \(ProtocolRequest.maxLineBytes) bytes")), to: client)
+            channel.send(
+                ProtocolText.reply(ProtocolError(.badArguments, command: "", "line longer than \(ProtocolRequest.maxLineBytes) bytes")),
+                to: client)
             channel.close(client)
             clients[client.id] = nil
             return
@@ -108,7 +114,9 @@ extension Appliance {
                 clients[client.id] = state
                 channel.send(ProtocolText.reply([]), to: client)
             } else {
-                channel.send(ProtocolText.reply(ProtocolError(.badArguments, command: request.command, "only noidle is allowed while idle")), to: client)
+                channel.send(
+                    ProtocolText.reply(ProtocolError(.badArguments, command: request.command, "only noidle is allowed while idle")),
+                    to: client)
             }
             return
         }

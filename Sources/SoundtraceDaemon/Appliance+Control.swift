@@ -26,7 +26,8 @@ extension Appliance {
                     DaemonLog.error("calm mode \(word) until soundtraced restarts: saving it failed: \(error)")
                 }
             } else {
-                DaemonLog.warning("calm mode \(word) until soundtraced restarts: the history (where it is kept) is unavailable: \(storeProblem ?? "")")
+                DaemonLog.warning(
+                    "calm mode \(word) until soundtraced restarts: the history (where it is kept) is unavailable: \(storeProblem ?? "")")
             }
             DaemonLog.info("calm mode \(word) (button held)")
             indicator?.calmModeChanged(calm)
@@ -42,7 +43,9 @@ extension Appliance {
                 let changed = slot.hash != catalogSlot.hash
                 catalogSlot = slot
                 catalogWarning = nil
-                DaemonLog.info("catalog reloaded from \(slot.path): \(slot.catalog?.references.count ?? 0) references, hash \(slot.hash ?? "")\(changed ? "" : " (unchanged)")")
+                DaemonLog.info(
+                    "catalog reloaded from \(slot.path): \(slot.catalog?.references.count ?? 0) references, hash \(slot.hash ?? "")\(changed ? "" : " (unchanged)")"
+                )
             } else if catalogSlot.catalog != nil {
                 catalogWarning = "reloading \(slot.path) failed, still serving the previous catalog: \(slot.problem ?? "")"
                 DaemonLog.error(catalogWarning ?? "")

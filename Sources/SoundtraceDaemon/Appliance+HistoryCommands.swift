@@ -28,7 +28,8 @@ extension Appliance {
 
     private func eventId(_ text: String, command: String) throws(ProtocolError) -> Int64 {
         guard let id = Int64(text), id > 0 else {
-            throw ProtocolError(.badArguments, command: command, "\"\(text)\" is not a recognition id; ids are positive whole numbers (see `history`)")
+            throw ProtocolError(
+                .badArguments, command: command, "\"\(text)\" is not a recognition id; ids are positive whole numbers (see `history`)")
         }
         return id
     }
@@ -43,7 +44,7 @@ extension Appliance {
             ("id", String(event.id)), ("session", event.sessionId), ("reference", event.referenceId),
             ("title", snapshot.title), ("creator", snapshot.creator), ("matched_at", ProtocolValues.time(event.matchedAt)),
             ("offset", ProtocolValues.seconds(Int(event.offsetMilliseconds))), ("score", String(event.score)),
-            ("favorite", ProtocolValues.yesNo(favorite)),
+            ("favorite", ProtocolValues.yesNo(favorite))
         ]
         if detailed {
             pairs += [("license", snapshot.license), ("source_file", snapshot.sourceFile), ("catalog_hash", snapshot.catalogHash)]
@@ -87,7 +88,8 @@ extension Appliance {
     func shareLocked(_ text: String) throws(ProtocolError) -> CommandOutcome {
         let (_, event) = try lookUpLocked(text, command: "share")
         let s = event.snapshot
-        let line = "Heard \"\(s.title)\" by \(s.creator) (\(s.license)), \(ProtocolValues.shortSeconds(Int(event.offsetMilliseconds))) s in, on \(ProtocolValues.humanTime(event.matchedAt)) - recognized offline by Soundtrace."
+        let line =
+            "Heard \"\(s.title)\" by \(s.creator) (\(s.license)), \(ProtocolValues.shortSeconds(Int(event.offsetMilliseconds))) s in, on \(ProtocolValues.humanTime(event.matchedAt)) - recognized offline by Soundtrace."
         return .reply([("text", line)])
     }
 
@@ -110,7 +112,9 @@ extension Appliance {
     func favoriteLocked(_ reference: String, on: Bool) throws(ProtocolError) -> CommandOutcome {
         let command = on ? ProtocolCommand.favorite.name : ProtocolCommand.unfavorite.name
         guard ReferenceAudio.isValidID(reference) else {
-            throw ProtocolError(.badArguments, command: command, "\"\(reference)\" is not a reference id (3–64 lowercase letters, digits and hyphens; see `catalog`)")
+            throw ProtocolError(
+                .badArguments, command: command,
+                "\"\(reference)\" is not a reference id (3–64 lowercase letters, digits and hyphens; see `catalog`)")
         }
         let store = try historyStoreLocked(command)
         // Unfavoriting works for references the catalog no longer has. Favoriting needs a
@@ -122,7 +126,10 @@ extension Appliance {
                 throw ProtocolError(.notFound, command: command, "no reference \"\(reference)\" in the catalog; `catalog` lists them")
             }
             guard try reading(command, { () throws(HistoryError) in try store.hasEvent(referenceId: reference) }) else {
-                throw ProtocolError(.notFound, command: command, "no usable catalog to look \"\(reference)\" up in (\(catalogSlot.problem ?? "none loaded")), and the history has never recognized it; favorite it from `history` once the catalog is back")
+                throw ProtocolError(
+                    .notFound, command: command,
+                    "no usable catalog to look \"\(reference)\" up in (\(catalogSlot.problem ?? "none loaded")), and the history has never recognized it; favorite it from `history` once the catalog is back"
+                )
             }
         }
         if !on, !isFavorite, catalogSlot.catalog?.reference(id: reference) == nil {
@@ -136,12 +143,13 @@ extension Appliance {
     func favoritesLocked() throws(ProtocolError) -> CommandOutcome {
         let store = try historyStoreLocked("favorites")
         do {
-            return .reply(try store.favorites().flatMap { favorite -> [(String, String)] in
-                var pairs = [("reference", favorite.referenceId)]
-                if let title = catalogSlot.catalog?.reference(id: favorite.referenceId)?.audio.title { pairs.append(("title", title)) }
-                pairs.append(("favorited_at", ProtocolValues.time(favorite.favoritedAt)))
-                return pairs
-            })
+            return .reply(
+                try store.favorites().flatMap { favorite -> [(String, String)] in
+                    var pairs = [("reference", favorite.referenceId)]
+                    if let title = catalogSlot.catalog?.reference(id: favorite.referenceId)?.audio.title { pairs.append(("title", title)) }
+                    pairs.append(("favorited_at", ProtocolValues.time(favorite.favoritedAt)))
+                    return pairs
+                })
         } catch {
             throw systemError("favorites", error)
         }

@@ -11,7 +11,10 @@ extension Appliance {
     /// catalog; a device that cannot be opened gives a session that failed at once.
     func startSessionLocked() -> Result<RecognitionSession, ProtocolError> {
         func refusedBusy(_ token: SessionToken) -> Result<RecognitionSession, ProtocolError> {
-            .failure(ProtocolError(.busy, command: "listen", "already listening (session \(token)); cancel it first (`soundtrace cancel` or the button) or wait for its result"))
+            .failure(
+                ProtocolError(
+                    .busy, command: "listen",
+                    "already listening (session \(token)); cancel it first (`soundtrace cancel` or the button) or wait for its result"))
         }
         func refusedShutdown() -> Result<RecognitionSession, ProtocolError> {
             .failure(ProtocolError(.unavailable, command: "listen", "soundtraced is shutting down"))
@@ -44,15 +47,17 @@ extension Appliance {
             return failedStartLocked(token, fault: error)
         }
         guard WAVReader.supportedRates.contains(format.sampleRate),
-              let recognizer = environment.makeRecognizer(catalog, format.sampleRate) else {
+            let recognizer = environment.makeRecognizer(catalog, format.sampleRate)
+        else {
             source.close()
             return failedStartLocked(token, fault: .unsupportedFormat(device: source.device, offered: format.deviceFormat))
         }
         let session: RecognitionSession
         do {
-            session = try engine.start(token: token, wallClock: environment.clock.wallMilliseconds(),
-                                       monotonic: environment.clock.monotonicMilliseconds(),
-                                       recognizer: recognizer, settings: environment.settings)
+            session = try engine.start(
+                token: token, wallClock: environment.clock.wallMilliseconds(),
+                monotonic: environment.clock.monotonicMilliseconds(),
+                recognizer: recognizer, settings: environment.settings)
         } catch {
             source.close()
             return refusedBusy(token)
@@ -114,8 +119,14 @@ extension Appliance {
                 record.saveError = problem.message
                 lastSaveError = "the match of session \(session.id) was not saved: \(problem.message)"
             }
-            DaemonLog.info("session \(session.id) matched \(result.reference.id) at \(ProtocolValues.seconds(result.offsetMilliseconds)) s (score \(result.score), heard \(ProtocolValues.seconds(result.heardMilliseconds)) s)")
-            showIndicatorLocked(.match, detail: "\"\(result.reference.title)\" by \(result.reference.creator), \(ProtocolValues.shortSeconds(result.offsetMilliseconds)) s in")
+            DaemonLog.info(
+                "session \(session.id) matched \(result.reference.id) at \(ProtocolValues.seconds(result.offsetMilliseconds)) s (score \(result.score), heard \(ProtocolValues.seconds(result.heardMilliseconds)) s)"
+            )
+            showIndicatorLocked(
+                .match,
+                detail:
+                    "\"\(result.reference.title)\" by \(result.reference.creator), \(ProtocolValues.shortSeconds(result.offsetMilliseconds)) s in"
+            )
         case let .noMatch(reason):
             DaemonLog.info("session \(session.id) no match: \(reason)")
             showIndicatorLocked(.noMatch, detail: reason.description)
@@ -185,13 +196,16 @@ extension Appliance {
         let catalog = sessionCatalog.flatMap { $0.token == session.token ? $0.catalog : nil } ?? catalogSlot.catalog
         let reference = catalog?.reference(id: result.reference.id)?.audio
         let metadata = (reference?.metadata ?? []).map { ReferenceSnapshot.MetadataEntry(key: $0.key, value: $0.value) }
-        let snapshot = ReferenceSnapshot(title: result.reference.title, creator: result.reference.creator,
-                                         license: result.reference.license, sourceFile: result.reference.sourceFile,
-                                         metadata: metadata, catalogHash: catalog?.manifest.hash ?? String(repeating: "0", count: 64))
-        let match = NewRecognition(sessionId: session.id, referenceId: result.reference.id, matchedAt: environment.clock.wallMilliseconds(),
-                                   offsetMilliseconds: Int64(result.offsetMilliseconds), score: result.score, snapshot: snapshot)
-        return PendingSave(session: session.id, store: store, unavailable: nil,
-                           counter: String(max(nextToken, session.token.value + 1)), match: match)
+        let snapshot = ReferenceSnapshot(
+            title: result.reference.title, creator: result.reference.creator,
+            license: result.reference.license, sourceFile: result.reference.sourceFile,
+            metadata: metadata, catalogHash: catalog?.manifest.hash ?? String(repeating: "0", count: 64))
+        let match = NewRecognition(
+            sessionId: session.id, referenceId: result.reference.id, matchedAt: environment.clock.wallMilliseconds(),
+            offsetMilliseconds: Int64(result.offsetMilliseconds), score: result.score, snapshot: snapshot)
+        return PendingSave(
+            session: session.id, store: store, unavailable: nil,
+            counter: String(max(nextToken, session.token.value + 1)), match: match)
     }
 
     /// Ends a session the capture thread's audio ended: a match is written to the history outside
@@ -220,8 +234,10 @@ extension Appliance {
     /// The capture thread: the session's loop (`SessionRunner`, each step under the lock, the
     /// recognizer's work outside it), then the device closed and the next `listen` let in.
     func runCapture(source: AudioSource, token: SessionToken) {
-        SessionRunner(source: source, token: token, captureWaitMilliseconds: environment.settings.captureWaitMilliseconds,
-                      clock: environment.clock).run(for: CaptureOwner(appliance: self))
+        SessionRunner(
+            source: source, token: token, captureWaitMilliseconds: environment.settings.captureWaitMilliseconds,
+            clock: environment.clock
+        ).run(for: CaptureOwner(appliance: self))
         source.close()
         locked {
             if captureToken == token {

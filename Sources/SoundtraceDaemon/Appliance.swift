@@ -2,9 +2,9 @@ import Glibc
 import SoundtraceClock
 import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtracePlatform
 import SoundtraceProtocol
 import SoundtraceRecognition
-import SoundtracePlatform
 import SoundtraceStore
 
 /// The one owner of appliance state: protocol commands, button presses, capture and timers all
@@ -74,8 +74,10 @@ final class Appliance: @unchecked Sendable {
     /// Sessions `session ID` remembers.
     static let recentSessions = 32
 
-    init(environment: Environment, channel: ClientChannel, indicator: StateIndicator?, catalog: CatalogSlot,
-         store: HistoryStore?, storeProblem: String?) {
+    init(
+        environment: Environment, channel: ClientChannel, indicator: StateIndicator?, catalog: CatalogSlot,
+        store: HistoryStore?, storeProblem: String?
+    ) {
         self.environment = environment
         self.channel = channel
         self.indicator = indicator
@@ -122,7 +124,8 @@ final class Appliance: @unchecked Sendable {
         var first: UInt64 = 1
         if let stored = try? store?.setting(.nextSession), let number = UInt64(stored) { first = max(first, number) }
         if let newest = try? store?.events(limit: 1).first,
-           newest.sessionId.hasPrefix("s-"), let number = UInt64(newest.sessionId.dropFirst(2)) {
+            newest.sessionId.hasPrefix("s-"), let number = UInt64(newest.sessionId.dropFirst(2))
+        {
             first = max(first, number + 1)
         }
         return first

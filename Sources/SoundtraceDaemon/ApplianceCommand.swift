@@ -23,8 +23,9 @@ struct ApplianceCommand: Sendable {
         // A shape that disagrees with the row's arity is refused rather than trapped on: the
         // command table test keeps the two in step, and a daemon must not crash on a line.
         guard handler.accepts(command.arity) else {
-            throw ProtocolError(.system, command: command.name,
-                                "the daemon's handler does not take \(command.name)'s arguments; please report this")
+            throw ProtocolError(
+                .system, command: command.name,
+                "the daemon's handler does not take \(command.name)'s arguments; please report this")
         }
         switch handler {
         case let .noArguments(run): return try run(appliance, client)

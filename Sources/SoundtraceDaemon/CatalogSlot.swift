@@ -13,7 +13,11 @@ struct CatalogSlot: Sendable {
         do {
             return CatalogSlot(path: path, catalog: try CatalogFile.load(path: path), problem: nil)
         } catch {
-            return CatalogSlot(path: path, catalog: nil, problem: "\(error); rebuild it with `soundtrace catalog build --out \(path)` (or put a good catalog there with `install -m 0644 FILE \(path)`, which replaces the file rather than rewriting the one the daemon has mapped), then `systemctl reload soundtraced`")
+            return CatalogSlot(
+                path: path, catalog: nil,
+                problem:
+                    "\(error); rebuild it with `soundtrace catalog build --out \(path)` (or put a good catalog there with `install -m 0644 FILE \(path)`, which replaces the file rather than rewriting the one the daemon has mapped), then `systemctl reload soundtraced`"
+            )
         }
     }
 
@@ -22,7 +26,11 @@ struct CatalogSlot: Sendable {
     /// must not be used again. nil while the catalog is sound (or there is none).
     func rewrittenInPlace() -> CatalogSlot? {
         guard let catalog, catalog.fileChangedSinceLoading else { return nil }
-        return CatalogSlot(path: path, catalog: nil, problem: "catalog \(path) was rewritten in place after it was loaded, so the index in memory no longer matches what was checked; replace catalog files instead (`install -m 0644 FILE \(path)` or `soundtrace catalog build --out \(path)`), then `systemctl reload soundtraced`")
+        return CatalogSlot(
+            path: path, catalog: nil,
+            problem:
+                "catalog \(path) was rewritten in place after it was loaded, so the index in memory no longer matches what was checked; replace catalog files instead (`install -m 0644 FILE \(path)` or `soundtrace catalog build --out \(path)`), then `systemctl reload soundtraced`"
+        )
     }
 
     /// The catalog's content hash, as history events record it.

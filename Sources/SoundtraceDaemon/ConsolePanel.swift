@@ -1,7 +1,7 @@
 import Glibc
+import SoundtraceClock
 import SoundtraceCore
 import SoundtracePlatform
-import SoundtraceClock
 
 /// The simulated panel for machines without GPIO: the console indicator on stdout and, when stdin
 /// is a terminal, Enter as a short press (there is no hold: calm mode stays as stored).
@@ -16,8 +16,12 @@ final class ConsolePanel: Panel {
     /// `consoleButton`: stdin is a terminal whose Enter acts as the button. `wake`: makes the main
     /// loop look at `deadline` again (a state-line summary became pending).
     init(consoleButton: Bool, wake: @escaping @Sendable () -> Void) {
-        gate = isatty(1) == 1 ? nil : LogGate(clock: SystemTime(),
-                                              output: { DaemonLog.writeLine($0, to: 1) })
+        gate =
+            isatty(1) == 1
+            ? nil
+            : LogGate(
+                clock: SystemTime(),
+                output: { DaemonLog.writeLine($0, to: 1) })
         gate?.setWhenPending(wake)
         indicator = ConsoleIndicator(buttonHint: consoleButton, gate: gate)
         watchStdin = consoleButton

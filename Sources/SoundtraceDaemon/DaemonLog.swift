@@ -1,6 +1,6 @@
 import Glibc
-import SoundtracePlatform
 import SoundtraceClock
+import SoundtracePlatform
 
 /// Plain log lines on stderr (journald adds time and unit), one `write` per line so lines from
 /// different threads never interleave. Lines pass a `LogGate`: repeats are counted and summarized
@@ -12,8 +12,9 @@ public enum DaemonLog {
     public static func error(_ message: String) { emit("error: " + message) }
 
     /// The gate in front of stderr; the main loop flushes its summaries (`deadline`, `flushIfDue`).
-    static let gate = LogGate(clock: SystemTime(),
-                              output: { writeLine("soundtraced: " + $0, to: 2) })
+    static let gate = LogGate(
+        clock: SystemTime(),
+        output: { writeLine("soundtraced: " + $0, to: 2) })
 
     /// Writes what is pending now (before the process exits).
     public static func flush() { gate.flush() }

@@ -15,25 +15,25 @@ struct DaemonOptions: Equatable {
     static let defaultConfigPath = "/etc/soundtrace/soundtraced.conf"
 
     static let usage = """
-    usage: soundtraced [--config PATH] [--catalog PATH] [--state-dir DIR] [--bind ADDR] [--port N]
-                       [--device PCM] [--no-gpio] [--check-hardware] [--version] [--help]
+        usage: soundtraced [--config PATH] [--catalog PATH] [--state-dir DIR] [--bind ADDR] [--port N]
+                           [--device PCM] [--no-gpio] [--check-hardware] [--version] [--help]
 
-    The Soundtrace appliance daemon: listens on the button or the line protocol, recognizes
-    recordings of its catalog, keeps the history. Flags override the configuration file
-    (default \(defaultConfigPath); see soundtraced(8)).
+        The Soundtrace appliance daemon: listens on the button or the line protocol, recognizes
+        recordings of its catalog, keeps the history. Flags override the configuration file
+        (default \(defaultConfigPath); see soundtraced(8)).
 
-      --config PATH     configuration file (a missing default file means built-in defaults)
-      --catalog PATH    catalog file
-      --state-dir DIR   folder for the history database
-      --bind ADDR       address for the protocol (loopback by default; other addresses need token_file)
-      --port N          TCP port (0 picks a free one, reported in the log)
-      --device PCM      ALSA capture device
-      --no-gpio         no GPIO: show state on the console, Enter on a terminal acts as the button
-      --check-hardware  check the kiosk step by step and exit: light each LED, sound the buzzer, wait
-                        20 s for a button press, record 3 s and report the level (status 1 if a step failed)
-      --version         print the version
-    Signals: HUP reloads the catalog, TERM and INT stop cleanly.
-    """
+          --config PATH     configuration file (a missing default file means built-in defaults)
+          --catalog PATH    catalog file
+          --state-dir DIR   folder for the history database
+          --bind ADDR       address for the protocol (loopback by default; other addresses need token_file)
+          --port N          TCP port (0 picks a free one, reported in the log)
+          --device PCM      ALSA capture device
+          --no-gpio         no GPIO: show state on the console, Enter on a terminal acts as the button
+          --check-hardware  check the kiosk step by step and exit: light each LED, sound the buzzer, wait
+                            20 s for a button press, record 3 s and report the level (status 1 if a step failed)
+          --version         print the version
+        Signals: HUP reloads the catalog, TERM and INT stop cleanly.
+        """
 
     struct Invalid: Error, Equatable, CustomStringConvertible {
         let description: String
@@ -53,10 +53,18 @@ struct DaemonOptions: Equatable {
         while index < arguments.count {
             let argument = arguments[index]
             switch argument {
-            case "--config": try once(options.configPath, argument); options.configPath = try value(argument)
-            case "--catalog": try once(options.catalog, argument); options.catalog = try value(argument)
-            case "--state-dir": try once(options.stateDirectory, argument); options.stateDirectory = try value(argument)
-            case "--bind": try once(options.bind, argument); options.bind = try value(argument)
+            case "--config":
+                try once(options.configPath, argument)
+                options.configPath = try value(argument)
+            case "--catalog":
+                try once(options.catalog, argument)
+                options.catalog = try value(argument)
+            case "--state-dir":
+                try once(options.stateDirectory, argument)
+                options.stateDirectory = try value(argument)
+            case "--bind":
+                try once(options.bind, argument)
+                options.bind = try value(argument)
             case "--port":
                 try once(options.port, argument)
                 let text = try value(argument)
@@ -64,7 +72,9 @@ struct DaemonOptions: Equatable {
                     throw Invalid(description: "--port must be a whole number in 0–65535, got '\(text)'")
                 }
                 options.port = port
-            case "--device": try once(options.device, argument); options.device = try value(argument)
+            case "--device":
+                try once(options.device, argument)
+                options.device = try value(argument)
             case "--no-gpio": options.noGPIO = true
             case "--check-hardware": options.checkHardware = true
             case "--version": options.showVersion = true

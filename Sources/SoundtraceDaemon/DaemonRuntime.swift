@@ -1,10 +1,10 @@
 import CLinux
 import Glibc
+import SoundtraceClock
 import SoundtraceCore
 import SoundtracePlatform
 import SoundtraceProtocol
 import SoundtraceStore
-import SoundtraceClock
 
 /// `soundtraced` from start to stop: configuration, history, catalog, protocol server, readiness,
 /// then a main loop that sleeps in `poll` until a signal, the console button, a delayed protocol
@@ -19,8 +19,14 @@ public enum DaemonRuntime {
             writeStderr("soundtraced: \(error)\n\n\(DaemonOptions.usage)\n")
             return 2
         }
-        if options.showHelp { writeStdout(DaemonOptions.usage + "\n"); return 0 }
-        if options.showVersion { writeStdout("soundtraced \(SoundtraceVersion.current) (protocol \(ProtocolText.version))\n"); return 0 }
+        if options.showHelp {
+            writeStdout(DaemonOptions.usage + "\n")
+            return 0
+        }
+        if options.showVersion {
+            writeStdout("soundtraced \(SoundtraceVersion.current) (protocol \(ProtocolText.version))\n")
+            return 0
+        }
         if options.checkHardware { return checkHardware(options) }
 
         // Signals are taken through a signalfd; they must be blocked before any thread starts so
@@ -78,33 +84,38 @@ public enum DaemonRuntime {
             makeSource: { ALSAAudioSource(device: $0) },
             clock: SystemTime(),
             timersChanged: { wake.signal() })
-        let appliance = Appliance(environment: environment, channel: server, indicator: panel.indicator,
-                                  catalog: catalog, store: store, storeProblem: storeProblem)
+        let appliance = Appliance(
+            environment: environment, channel: server, indicator: panel.indicator,
+            catalog: catalog, store: store, storeProblem: storeProblem)
         appliance.locked {
             appliance.panelKind = panel is LinesPanel ? "gpio" : "console"
             appliance.panelProblem = panelProblem
         }
-        guard let serverThread = WorkerThread({
-            server.run { event in
-                switch event {
-                case let .connected(client): appliance.clientConnected(client)
-                case let .line(client, line): appliance.clientLine(client, line)
-                case let .disconnected(client, _): appliance.clientDisconnected(client)
+        guard
+            let serverThread = WorkerThread({
+                server.run { event in
+                    switch event {
+                    case let .connected(client): appliance.clientConnected(client)
+                    case let .line(client, line): appliance.clientLine(client, line)
+                    case let .disconnected(client, _): appliance.clientDisconnected(client)
+                    }
                 }
-            }
-        }) else {
+            })
+        else {
             DaemonLog.error("cannot start the protocol thread: the system is out of threads")
             return 1
         }
 
         let summary = appliance.statusSummary
-        DaemonLog.info("serving protocol \(ProtocolText.version) on \(configuration.bind) port \(server.port); device \(device); \(summary)")
+        DaemonLog.info(
+            "serving protocol \(ProtocolText.version) on \(configuration.bind) port \(server.port); device \(device); \(summary)")
         notifier.ready(status: summary)
         appliance.locked { appliance.showIndicatorLocked(.idle, detail: "ready") }
         panel.becomeReady(at: now())
 
-        mainLoop(signalDescriptor: signalDescriptor, wake: wake, appliance: appliance, panel: panel, notifier: notifier,
-                 catalogPath: configuration.catalog)
+        mainLoop(
+            signalDescriptor: signalDescriptor, wake: wake, appliance: appliance, panel: panel, notifier: notifier,
+            catalogPath: configuration.catalog)
 
         notifier.stopping()
         // What was left out comes first, and the last lines start a fresh window.
@@ -130,26 +141,37 @@ public enum DaemonRuntime {
         do {
             let lines = try GPIOPanelLines.open(configuration.lines)
             let placements = lines.placements.map { "\($0.role) \($0.place)" }.joined(separator: ", ")
-            DaemonLog.info("GPIO panel (libgpiod \(GPIODLibrary.version)): \(placements); button debounced by \(lines.debouncedEdges ? "the kernel" : "soundtraced")\(configuration.muted ? "; buzzer muted" : "")")
+            DaemonLog.info(
+                "GPIO panel (libgpiod \(GPIODLibrary.version)): \(placements); button debounced by \(lines.debouncedEdges ? "the kernel" : "soundtraced")\(configuration.muted ? "; buzzer muted" : "")"
+            )
             return (LinesPanel(lines: lines, muted: configuration.muted, wake: { wake.signal() }), nil)
         } catch {
-            DaemonLog.error("GPIO panel unavailable, showing state on the console instead (protocol and history work as usual; `soundtraced --check-hardware` tests the wiring): \(error)")
+            DaemonLog.error(
+                "GPIO panel unavailable, showing state on the console instead (protocol and history work as usual; `soundtraced --check-hardware` tests the wiring): \(error)"
+            )
             return (ConsolePanel(consoleButton: consoleButton, wake: { wake.signal() }), error.description)
         }
     }
 
-    private static func mainLoop(signalDescriptor: Int32, wake: WakeSignal, appliance: Appliance, panel: Panel,
-                                 notifier: SystemdNotifier, catalogPath: String) {
+    private static func mainLoop(
+        signalDescriptor: Int32, wake: WakeSignal, appliance: Appliance, panel: Panel,
+        notifier: SystemdNotifier, catalogPath: String
+    ) {
         let watchdogInterval = notifier.watchdogIntervalMilliseconds.map(Int64.init)
         var nextWatchdog = watchdogInterval.map { now() + $0 }
-        if let watchdogInterval { notifier.watchdog(); nextWatchdog = now() + watchdogInterval }
+        if let watchdogInterval {
+            notifier.watchdog()
+            nextWatchdog = now() + watchdogInterval
+        }
         while true {
             // The log's deadline is set only while a summary of left-out lines is pending.
             var due = [nextWatchdog, appliance.nextTimerDue, panel.deadline, DaemonLog.gate.deadline].compactMap { $0 }.min()
             let timeout: Int32 = due.map { Int32(clamping: max(0, $0 - now())) } ?? -1
-            var fds = [pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: panel.pollDescriptor, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: panel.pollDescriptor, events: Int16(POLLIN), revents: 0)
+            ]
             if poll(&fds, nfds_t(fds.count), timeout) < 0, errno != EINTR {
                 DaemonLog.error("poll failed: \(String(cString: strerror(errno)))")
                 return
@@ -211,6 +233,12 @@ public enum DaemonRuntime {
 
     private static func now() -> Int64 { SystemClock.monotonicMilliseconds() }
 
-    private static func writeStdout(_ text: String) { let b = Array(text.utf8); _ = b.withUnsafeBytes { write(1, $0.baseAddress, $0.count) } }
-    private static func writeStderr(_ text: String) { let b = Array(text.utf8); _ = b.withUnsafeBytes { write(2, $0.baseAddress, $0.count) } }
+    private static func writeStdout(_ text: String) {
+        let b = Array(text.utf8)
+        _ = b.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    }
+    private static func writeStderr(_ text: String) {
+        let b = Array(text.utf8)
+        _ = b.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
 }

@@ -22,7 +22,9 @@ enum DaemonStartup {
             case let .system(code, _) where code == ENOENT && options.configPath == nil:
                 DaemonLog.info("no configuration file at \(path); using the built-in defaults")
             case let .system(_, reason):
-                throw Failure(description: "cannot read configuration \(path): \(reason)\(options.configPath == nil ? "" : "; check the --config path")")
+                throw Failure(
+                    description:
+                        "cannot read configuration \(path): \(reason)\(options.configPath == nil ? "" : "; check the --config path")")
             case .tooLarge:
                 throw Failure(description: "\(path): is larger than a configuration file can be (64 KiB)")
             }
@@ -77,7 +79,10 @@ enum DaemonStartup {
         }
         let bits = TokenStrength.estimatedBits(text)
         guard bits >= TokenStrength.minimumBits else {
-            throw Failure(description: "the token in token_file \(path) is too weak to guess-proof the LAN port (about \(bits) bits, at least \(TokenStrength.minimumBits) needed, e.g. 26 random letters and digits); \(create)")
+            throw Failure(
+                description:
+                    "the token in token_file \(path) is too weak to guess-proof the LAN port (about \(bits) bits, at least \(TokenStrength.minimumBits) needed, e.g. 26 random letters and digits); \(create)"
+            )
         }
         return text
     }

@@ -1,5 +1,5 @@
-import SoundtraceClock
 import Glibc
+import SoundtraceClock
 import SoundtraceCore
 import SoundtracePlatform
 
@@ -61,27 +61,45 @@ struct HardwareCheck {
             do {
                 let opened = try environment.openLines(names)
                 lines = opened
-                record("GPIO lines", .passed("all four lines opened; the button is debounced by \(opened.debouncedEdges ? "the kernel" : "soundtraced")"))
+                record(
+                    "GPIO lines",
+                    .passed("all four lines opened; the button is debounced by \(opened.debouncedEdges ? "the kernel" : "soundtraced")"))
             } catch {
                 record("GPIO lines", .failed(error.description))
             }
         }
         let needsLines = configuration.gpio ? "needs the GPIO lines, which did not open" : "gpio = no"
-        for (index, (step, levels, name)) in [("listening LED", PanelLevels(listening: true, result: false, buzzer: false), names.listeningLED),
-                                              ("result LED", PanelLevels(listening: false, result: true, buzzer: false), names.resultLED)].enumerated() {
-            say("\(index + 2)/6 \(step) (\(Self.place(name)))" + (lines == nil ? "" : ": lit for \(timing.ledMilliseconds / 1000) s — look at it now"))
-            guard let lines else { record(step, .skipped(needsLines)); continue }
-            record(step, drive(lines, [(levels, timing.ledMilliseconds)], what: "the \(step) was driven; if it stayed dark, check its polarity and series resistor"))
+        for (index, (step, levels, name)) in [
+            ("listening LED", PanelLevels(listening: true, result: false, buzzer: false), names.listeningLED),
+            ("result LED", PanelLevels(listening: false, result: true, buzzer: false), names.resultLED)
+        ].enumerated() {
+            say(
+                "\(index + 2)/6 \(step) (\(Self.place(name)))"
+                    + (lines == nil ? "" : ": lit for \(timing.ledMilliseconds / 1000) s — look at it now"))
+            guard let lines else {
+                record(step, .skipped(needsLines))
+                continue
+            }
+            record(
+                step,
+                drive(
+                    lines, [(levels, timing.ledMilliseconds)],
+                    what: "the \(step) was driven; if it stayed dark, check its polarity and series resistor"))
         }
         say("4/6 buzzer (\(Self.place(names.buzzer)))" + (lines == nil ? "" : ": three short beeps — listen now"))
         if let lines {
             let beep = PanelLevels(listening: false, result: false, buzzer: true)
-            record("buzzer", drive(lines, [(beep, 200), (.dark, 200), (beep, 200), (.dark, 200), (beep, 200)],
-                                   what: "the buzzer was driven; if it stayed silent, check the transistor and that it is an active buzzer"))
+            record(
+                "buzzer",
+                drive(
+                    lines, [(beep, 200), (.dark, 200), (beep, 200), (.dark, 200), (beep, 200)],
+                    what: "the buzzer was driven; if it stayed silent, check the transistor and that it is an active buzzer"))
         } else {
             record("buzzer", .skipped(needsLines))
         }
-        say("5/6 button (\(Self.place(names.button)))" + (lines == nil ? "" : ": press and release it within \(timing.buttonMilliseconds / 1000) s"))
+        say(
+            "5/6 button (\(Self.place(names.button)))"
+                + (lines == nil ? "" : ": press and release it within \(timing.buttonMilliseconds / 1000) s"))
         if let lines {
             record("button", waitForPress(lines, name: names.button))
         } else {
@@ -97,7 +115,9 @@ struct HardwareCheck {
         var summary = "Summary: \(passed) of \(results.count) checks passed"
         if !failed.isEmpty { summary += "; FAILED: " + failed.joined(separator: ", ") }
         if !skipped.isEmpty { summary += "; skipped: " + skipped.joined(separator: ", ") }
-        say(summary + (failed.isEmpty ? ". This kiosk is ready." : ". Fix what failed (the reasons are above) and run --check-hardware again."))
+        say(
+            summary
+                + (failed.isEmpty ? ". This kiosk is ready." : ". Fix what failed (the reasons are above) and run --check-hardware again."))
         return failed.isEmpty ? 0 : 1
     }
 
@@ -148,7 +168,9 @@ struct HardwareCheck {
         if stuck {
             return .failed("the button reads pressed all the time: \(name) is shorted to ground or the button is wired as normally closed")
         }
-        return .failed("no press within \(timing.buttonMilliseconds / 1000) s: wire the button between \(Self.place(name)) and a ground pin (e.g. \(ground)); no resistor is needed, the internal pull-up is used")
+        return .failed(
+            "no press within \(timing.buttonMilliseconds / 1000) s: wire the button between \(Self.place(name)) and a ground pin (e.g. \(ground)); no resistor is needed, the internal pull-up is used"
+        )
     }
 
     private func recordLevel() -> Outcome {
@@ -169,10 +191,13 @@ struct HardwareCheck {
             let elapsed = environment.clock.monotonicMilliseconds() - start
             guard elapsed < timing.recordBoundMilliseconds else {
                 let seconds = Double(samples.count) / Double(format.sampleRate)
-                return .failed("the device delivered only \(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s of audio in \(timing.recordBoundMilliseconds / 1000) s: it stalled; check `arecord -D \(configuration.device) -d 3 /tmp/t.wav`")
+                return .failed(
+                    "the device delivered only \(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s of audio in \(timing.recordBoundMilliseconds / 1000) s: it stalled; check `arecord -D \(configuration.device) -d 3 /tmp/t.wav`"
+                )
             }
             do {
-                if case let .audio(chunk, _) = try source.read(timeoutMilliseconds: Int(min(250, timing.recordBoundMilliseconds - elapsed))) {
+                if case let .audio(chunk, _) = try source.read(timeoutMilliseconds: Int(min(250, timing.recordBoundMilliseconds - elapsed)))
+                {
                     samples += chunk.prefix(wanted - samples.count)
                 }
             } catch {
@@ -182,7 +207,9 @@ struct HardwareCheck {
         let level = AudioLevel(samples)
         let text = "RMS \(AudioLevel.text(level.rmsDecibels)), peak \(AudioLevel.text(level.peakDecibels))"
         guard level.peakDecibels >= Self.quietPeakDecibels else {
-            return .failed("\(text): the microphone heard nothing (peak below \(Int(Self.quietPeakDecibels)) dBFS); check that it is plugged in and its capture level (`alsamixer`, F4)")
+            return .failed(
+                "\(text): the microphone heard nothing (peak below \(Int(Self.quietPeakDecibels)) dBFS); check that it is plugged in and its capture level (`alsamixer`, F4)"
+            )
         }
         let hint = level.peakDecibels > -1 ? " (clipping: lower the capture level in `alsamixer`)" : ""
         return .passed(text + hint)

@@ -1,5 +1,5 @@
-import SoundtraceClock
 import Glibc
+import SoundtraceClock
 import SoundtraceCore
 
 /// One of the daemon's output streams (the log on stderr; the console panel's state lines when
@@ -17,8 +17,10 @@ final class LogGate: @unchecked Sendable {
     private var whenPending: (@Sendable () -> Void)?
 
     /// `clock`: its monotonic time paces the log; `output`: writes one line (without its newline).
-    init(limits: LogCoalescer.Limits = LogCoalescer.Limits(), clock: any TimeSource,
-         output: @escaping @Sendable (String) -> Void) {
+    init(
+        limits: LogCoalescer.Limits = LogCoalescer.Limits(), clock: any TimeSource,
+        output: @escaping @Sendable (String) -> Void
+    ) {
         coalescer = LogCoalescer(limits: limits)
         self.clock = clock
         self.output = output

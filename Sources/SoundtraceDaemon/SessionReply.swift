@@ -5,15 +5,19 @@ import SoundtraceCore
 enum SessionReply {
     static func pairs(_ record: SessionRecord, device: String) -> [(String, String)] {
         let session = record.session
-        var pairs: [(String, String)] = [("session", session.id), ("state", session.state.name),
-                                         ("started_at", ProtocolValues.time(session.startedAt)), ("device", device)]
+        var pairs: [(String, String)] = [
+            ("session", session.id), ("state", session.state.name),
+            ("started_at", ProtocolValues.time(session.startedAt)), ("device", device)
+        ]
         switch session.state {
         case let .matched(result):
             let reference = result.reference
-            pairs += [("reference", reference.id), ("title", reference.title), ("creator", reference.creator),
-                      ("license", reference.license), ("offset", ProtocolValues.seconds(result.offsetMilliseconds)),
-                      ("score", String(result.score)), ("runner_up", String(result.runnerUpScore)),
-                      ("heard", ProtocolValues.seconds(result.heardMilliseconds))]
+            pairs += [
+                ("reference", reference.id), ("title", reference.title), ("creator", reference.creator),
+                ("license", reference.license), ("offset", ProtocolValues.seconds(result.offsetMilliseconds)),
+                ("score", String(result.score)), ("runner_up", String(result.runnerUpScore)),
+                ("heard", ProtocolValues.seconds(result.heardMilliseconds))
+            ]
             if let event = record.eventId {
                 pairs += [("event", String(event)), ("saved", "yes")]
             } else if let problem = record.saveError {

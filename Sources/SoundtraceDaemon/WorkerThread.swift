@@ -17,12 +17,14 @@ final class WorkerThread: @unchecked Sendable {
     /// done. Fails only when the system is out of threads.
     init?(detached: Bool = false, _ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Body(body)).toOpaque()
-        let status = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let body = Unmanaged<Body>.fromOpaque(raw).takeRetainedValue()
-            body.run()
-            return nil
-        }, box)
+        let status = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let body = Unmanaged<Body>.fromOpaque(raw).takeRetainedValue()
+                body.run()
+                return nil
+            }, box)
         if status != 0 {
             Unmanaged<Body>.fromOpaque(box).release()
             return nil

@@ -77,8 +77,9 @@ enum ReferenceLevels {
         private var frame = 0
 
         init(parameters: EngineParameters) {
-            precondition(parameters.levelBandEdges.count - 1 == 32 / ReferenceLevels.bitsPerBand,
-                         "one 32-bit word of levels per kept frame")
+            precondition(
+                parameters.levelBandEdges.count - 1 == 32 / ReferenceLevels.bitsPerBand,
+                "one 32-bit word of levels per kept frame")
             self.parameters = parameters
             extractor = BandLevelExtractor(parameters: parameters)
         }

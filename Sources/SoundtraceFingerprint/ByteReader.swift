@@ -64,8 +64,14 @@ struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
     mutating func u8(_ v: UInt8) { bytes.append(v) }
-    mutating func u16(_ v: UInt16) { bytes.append(UInt8(v & 0xFF)); bytes.append(UInt8(v >> 8)) }
+    mutating func u16(_ v: UInt16) {
+        bytes.append(UInt8(v & 0xFF))
+        bytes.append(UInt8(v >> 8))
+    }
     mutating func u32(_ v: UInt32) { for i in 0..<4 { bytes.append(UInt8((v >> (8 * UInt32(i))) & 0xFF)) } }
-    mutating func u64(_ v: UInt64) { u32(UInt32(v & 0xFFFF_FFFF)); u32(UInt32(v >> 32)) }
+    mutating func u64(_ v: UInt64) {
+        u32(UInt32(v & 0xFFFF_FFFF))
+        u32(UInt32(v >> 32))
+    }
     mutating func append<S: Sequence>(contentsOf s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
 }

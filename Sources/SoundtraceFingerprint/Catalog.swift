@@ -16,8 +16,10 @@ public final class Catalog: Sendable {
     /// The mapped file the index reads, for a catalog loaded from a file.
     private let file: FileMapping?
 
-    init(parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex,
-         signatures: [UInt16], levels: [UInt32], file: FileMapping? = nil) {
+    init(
+        parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex,
+        signatures: [UInt16], levels: [UInt32], file: FileMapping? = nil
+    ) {
         self.parameters = parameters
         self.manifest = manifest
         self.references = references

@@ -27,18 +27,22 @@ public enum CatalogBuilder {
     }
 
     /// Encodes the catalog file from references and their fingerprints (in the same order).
-    public static func encode(version: Int, inputs: [Input], fingerprints: [ReferenceFingerprint],
-                              parameters: EngineParameters) throws(CatalogError) -> [UInt8] {
+    public static func encode(
+        version: Int, inputs: [Input], fingerprints: [ReferenceFingerprint],
+        parameters: EngineParameters
+    ) throws(CatalogError) -> [UInt8] {
         let index: CatalogIndex
         do {
-            index = try CatalogIndex.build(landmarks: fingerprints.map(\.landmarks), hashBits: parameters.hashBits,
-                                           directoryBits: parameters.directoryBits)
+            index = try CatalogIndex.build(
+                landmarks: fingerprints.map(\.landmarks), hashBits: parameters.hashBits,
+                directoryBits: parameters.directoryBits)
         } catch {
             switch error {
             case let .tooManyReferences(count, max):
                 throw .cannotBuild(detail: "\(count) references is more than the \(max) one catalog can hold; split the catalog")
             case let .referenceTooLong(frames, maxFrames):
-                throw .cannotBuild(detail: "a reference has \(frames) frames, more than the \(maxFrames) one catalog entry can address; shorten it")
+                throw .cannotBuild(
+                    detail: "a reference has \(frames) frames, more than the \(maxFrames) one catalog entry can address; shorten it")
             case let .inconsistent(detail):
                 throw .cannotBuild(detail: detail)
             }
@@ -46,8 +50,9 @@ public enum CatalogBuilder {
         let references = zip(inputs, fingerprints).map { input, result in
             CatalogReference(audio: input.audio, durationFrames: result.frames, sourceSHA256: input.sourceSHA256)
         }
-        return CatalogFile.encode(version: version, references: references, index: index,
-                                  signatures: fingerprints.flatMap(\.signatures), levels: fingerprints.flatMap(\.levels),
-                                  parameters: parameters)
+        return CatalogFile.encode(
+            version: version, references: references, index: index,
+            signatures: fingerprints.flatMap(\.signatures), levels: fingerprints.flatMap(\.levels),
+            parameters: parameters)
     }
 }

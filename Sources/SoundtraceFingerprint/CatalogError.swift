@@ -23,7 +23,8 @@ public enum CatalogError: Error, Equatable, CustomStringConvertible {
         case let .cannotWrite(path, reason):
             return "cannot write catalog \(path): \(reason); check that the folder exists and is writable"
         case let .tooLarge(path, bytes, limit):
-            return "catalog \(path) is \(bytes) bytes, over the \(limit)-byte limit; it is not a Soundtrace catalog or is damaged; \(Self.rebuildHint)"
+            return
+                "catalog \(path) is \(bytes) bytes, over the \(limit)-byte limit; it is not a Soundtrace catalog or is damaged; \(Self.rebuildHint)"
         case let .notACatalog(path):
             return "\(path) is not a Soundtrace catalog (wrong magic bytes); \(Self.rebuildHint)"
         case let .unsupportedFormatVersion(path, found, supported):
@@ -33,7 +34,8 @@ public enum CatalogError: Error, Equatable, CustomStringConvertible {
         case let .contentHashMismatch(path):
             return "catalog \(path) is corrupt: its content does not match its SHA-256; copy it again or \(Self.rebuildHint)"
         case let .parameterMismatch(path, field, stored, expected):
-            return "catalog \(path) was built with engine parameter \(field) = \(stored), but this soundtrace uses \(expected); \(Self.rebuildHint)"
+            return
+                "catalog \(path) was built with engine parameter \(field) = \(stored), but this soundtrace uses \(expected); \(Self.rebuildHint)"
         case let .damaged(path, detail):
             return "catalog \(path) is damaged (\(detail)); \(Self.rebuildHint)"
         case let .cannotBuild(detail):

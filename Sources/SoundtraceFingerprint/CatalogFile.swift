@@ -24,11 +24,14 @@ public enum CatalogFile {
 
     /// Serializes a catalog. The output depends only on its arguments: no time stamps, no paths of
     /// the build machine, no unordered collections.
-    public static func encode(version: Int, references: [CatalogReference], index: CatalogIndex,
-                              signatures: [UInt16], levels: [UInt32], parameters: EngineParameters) -> [UInt8] {
+    public static func encode(
+        version: Int, references: [CatalogReference], index: CatalogIndex,
+        signatures: [UInt16], levels: [UInt32], parameters: EngineParameters
+    ) -> [UInt8] {
         precondition(signatures.count == references.reduce(0) { $0 + $1.durationFrames }, "one signature per frame")
-        precondition(levels.count == references.reduce(0) { $0 + ReferenceLevels.count(frames: $1.durationFrames, parameters: parameters) },
-                     "one level word per kept frame")
+        precondition(
+            levels.count == references.reduce(0) { $0 + ReferenceLevels.count(frames: $1.durationFrames, parameters: parameters) },
+            "one level word per kept frame")
         var w = ByteWriter()
         w.append(contentsOf: magic)
         w.u32(formatVersion)
@@ -110,14 +113,18 @@ public enum CatalogFile {
     }
 
     /// Decodes and validates a catalog held in memory (the index gets its own copy of the bytes).
-    public static func decode(_ bytes: [UInt8], path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError) -> Catalog {
+    public static func decode(_ bytes: [UInt8], path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError)
+        -> Catalog
+    {
         let copy = bytes.withUnsafeBytes { HeapBytes(copying: $0) }
         return try decode(UnsafeRawBufferPointer(copy.bytes), owner: copy, path: path, parameters: parameters)
     }
 
     /// Decodes `bytes`, which stay valid as long as `owner` lives; the index keeps reading them.
-    private static func decode(_ bytes: UnsafeRawBufferPointer, owner: AnyObject, path: String,
-                               parameters: EngineParameters) throws(CatalogError) -> Catalog {
+    private static func decode(
+        _ bytes: UnsafeRawBufferPointer, owner: AnyObject, path: String,
+        parameters: EngineParameters
+    ) throws(CatalogError) -> Catalog {
         guard bytes.count >= magic.count, bytes[0..<magic.count].elementsEqual(magic) else {
             throw .notACatalog(path: path)
         }
@@ -135,9 +142,11 @@ public enum CatalogFile {
         var position = magic.count + 4
         var hashStart = 0
         var storedDigest: [UInt8]? = nil
-        let names: [UInt32: String] = [parametersTag: "parameters section", referencesTag: "references section",
-                                       indexTag: "index section", signaturesTag: "signatures section",
-                                       levelsTag: "levels section", hashTag: "content hash"]
+        let names: [UInt32: String] = [
+            parametersTag: "parameters section", referencesTag: "references section",
+            indexTag: "index section", signaturesTag: "signatures section",
+            levelsTag: "levels section", hashTag: "content hash"
+        ]
         for expected in [parametersTag, referencesTag, indexTag, signaturesTag, levelsTag, hashTag] {
             let name = names[expected] ?? "file"
             let start = position
@@ -181,14 +190,17 @@ public enum CatalogFile {
         guard index.hashBits == parameters.hashBits, index.directoryBits == parameters.directoryBits else {
             throw .damaged(path: path, detail: "index layout differs from its parameters")
         }
-        let signatures = try decodeSignatures(section(signaturesTag), frames: references.reduce(0) { $0 + $1.durationFrames },
-                                              path: path)
+        let signatures = try decodeSignatures(
+            section(signaturesTag), frames: references.reduce(0) { $0 + $1.durationFrames },
+            path: path)
         let levelCount = references.reduce(0) { $0 + ReferenceLevels.count(frames: $1.durationFrames, parameters: parameters) }
         let levels = try decodeLevels(section(levelsTag), count: levelCount, path: path)
-        let manifest = CatalogManifest(version: catalogVersion, referenceIds: references.map(\.audio.id),
-                                       hash: SHA256.hex(storedDigest))
-        return Catalog(parameters: parameters, manifest: manifest, references: references, index: index,
-                       signatures: signatures, levels: levels, file: owner as? FileMapping)
+        let manifest = CatalogManifest(
+            version: catalogVersion, referenceIds: references.map(\.audio.id),
+            hash: SHA256.hex(storedDigest))
+        return Catalog(
+            parameters: parameters, manifest: manifest, references: references, index: index,
+            signatures: signatures, levels: levels, file: owner as? FileMapping)
     }
 
     private static func checkParameters(_ body: [UInt8], path: String, parameters: EngineParameters) throws(CatalogError) {
@@ -207,7 +219,8 @@ public enum CatalogFile {
             guard let stored = try? r.u32() else { throw .truncated(path: path, section: "parameters section") }
             if stored != want {
                 let names = EngineParameters.catalogFieldNames
-                throw .parameterMismatch(path: path, field: names.indices.contains(i) ? names[i] : "field \(i)", stored: stored, expected: want)
+                throw .parameterMismatch(
+                    path: path, field: names.indices.contains(i) ? names[i] : "field \(i)", stored: stored, expected: want)
             }
         }
     }
@@ -218,7 +231,9 @@ public enum CatalogFile {
             let version = Int(try r.u32())
             let count = Int(try r.u32())
             // Each reference takes at least 48 bytes, so a bogus count cannot make us allocate much.
-            guard count <= r.remaining / 48 else { throw CatalogError.damaged(path: path, detail: "reference count \(count) exceeds the section") }
+            guard count <= r.remaining / 48 else {
+                throw CatalogError.damaged(path: path, detail: "reference count \(count) exceeds the section")
+            }
             var references: [CatalogReference] = []
             var seen = Set<String>()
             for _ in 0..<count {
@@ -239,9 +254,11 @@ public enum CatalogFile {
                 guard ReferenceAudio.isValidID(id), seen.insert(id).inserted else {
                     throw CatalogError.damaged(path: path, detail: "invalid or duplicate reference id '\(id)'")
                 }
-                references.append(CatalogReference(
-                    audio: ReferenceAudio(id: id, title: title, creator: creator, license: license, sourceFile: source, metadata: metadata),
-                    durationFrames: frames, sourceSHA256: sha))
+                references.append(
+                    CatalogReference(
+                        audio: ReferenceAudio(
+                            id: id, title: title, creator: creator, license: license, sourceFile: source, metadata: metadata),
+                        durationFrames: frames, sourceSHA256: sha))
             }
             guard r.remaining == 0 else { throw CatalogError.damaged(path: path, detail: "references section has trailing bytes") }
             return (version, references)
@@ -265,7 +282,8 @@ public enum CatalogFile {
     /// section (it is below the mmap threshold) would stay behind in the daemon's heap.
     private static func decodeSignatures(_ body: UnsafeRawBufferPointer, frames: Int, path: String) throws(CatalogError) -> [UInt16] {
         guard body.count == 2 * frames else {
-            throw .damaged(path: path, detail: "signatures section holds \(body.count) bytes, not 2 for each of the references' \(frames) frames")
+            throw .damaged(
+                path: path, detail: "signatures section holds \(body.count) bytes, not 2 for each of the references' \(frames) frames")
         }
         return [UInt16](unsafeUninitializedCapacity: frames) { signatures, initialized in
             for i in 0..<frames { signatures[i] = UInt16(body[2 * i]) | UInt16(body[2 * i + 1]) << 8 }
@@ -275,7 +293,8 @@ public enum CatalogFile {
 
     private static func decodeLevels(_ body: UnsafeRawBufferPointer, count: Int, path: String) throws(CatalogError) -> [UInt32] {
         guard body.count == 4 * count else {
-            throw .damaged(path: path, detail: "levels section holds \(body.count) bytes, not 4 for each of the references' \(count) level frames")
+            throw .damaged(
+                path: path, detail: "levels section holds \(body.count) bytes, not 4 for each of the references' \(count) level frames")
         }
         return [UInt32](unsafeUninitializedCapacity: count) { levels, initialized in
             for i in 0..<count { levels[i] = UInt32(littleEndian: body.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
@@ -292,7 +311,9 @@ public enum CatalogFile {
         let referenceBits = Int(body[2])
         let frameBits = Int(body[3])
         let count = Int(UInt32(littleEndian: body.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
-        guard directoryBits >= 1, directoryBits <= 24 else { throw .damaged(path: path, detail: "index directory of \(directoryBits) bits") }
+        guard directoryBits >= 1, directoryBits <= 24 else {
+            throw .damaged(path: path, detail: "index directory of \(directoryBits) bits")
+        }
         let directorySize = (1 << directoryBits) + 1
         guard body.count - header == 4 * (directorySize + count) else {
             throw .damaged(path: path, detail: "index section size does not match its counts")
@@ -300,8 +321,8 @@ public enum CatalogFile {
         let entriesStart = header + 4 * directorySize
         let directory = IndexWords(UnsafeRawBufferPointer(rebasing: body[header..<entriesStart]), owner: owner)
         let entries = IndexWords(UnsafeRawBufferPointer(rebasing: body[entriesStart...]), owner: owner)
-        return CatalogIndex(hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
-                            frameBits: frameBits, directory: directory, entries: entries)
+        return CatalogIndex(
+            hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
+            frameBits: frameBits, directory: directory, entries: entries)
     }
 }
-

@@ -46,13 +46,16 @@ public struct CatalogIndex: Sendable, Equatable {
             entries.append(UInt32((hash & lowMask) << (32 - lowBits)) | UInt32(key & 0xFFFF_FFFF))
         }
         for b in 1..<directory.count { directory[b] += directory[b - 1] }
-        return CatalogIndex(hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
-                            frameBits: frameBits, directory: IndexWords(copying: directory), entries: IndexWords(copying: entries))
+        return CatalogIndex(
+            hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
+            frameBits: frameBits, directory: IndexWords(copying: directory), entries: IndexWords(copying: entries))
     }
 
     /// An index from stored parts, as they are; `validate` checks that they are consistent.
-    init(hashBits: Int, directoryBits: Int, referenceBits: Int, frameBits: Int,
-         directory: IndexWords, entries: IndexWords) {
+    init(
+        hashBits: Int, directoryBits: Int, referenceBits: Int, frameBits: Int,
+        directory: IndexWords, entries: IndexWords
+    ) {
         self.hashBits = hashBits
         self.directoryBits = directoryBits
         self.referenceBits = referenceBits
@@ -64,11 +67,13 @@ public struct CatalogIndex: Sendable, Equatable {
     /// Checks the invariants a reader must trust before looking anything up.
     public func validate(referenceCount: Int) throws(Failure) {
         guard hashBits > directoryBits, directoryBits >= 1, directoryBits <= 24,
-              referenceBits >= 1, frameBits >= 1, hashBits - directoryBits + referenceBits + frameBits == 32 else {
+            referenceBits >= 1, frameBits >= 1, hashBits - directoryBits + referenceBits + frameBits == 32
+        else {
             throw .inconsistent("bit layout \(hashBits)/\(directoryBits)/\(referenceBits)/\(frameBits) does not add up")
         }
         guard directory.count == (1 << directoryBits) + 1, directory.first == 0,
-              Int(directory.last ?? 0) == entries.count else {
+            Int(directory.last ?? 0) == entries.count
+        else {
             throw .inconsistent("directory does not cover the \(entries.count) entries")
         }
         for b in 1..<directory.count where directory[b] < directory[b - 1] {

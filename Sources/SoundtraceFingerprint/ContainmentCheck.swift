@@ -32,8 +32,10 @@ struct ContainmentCheck: Equatable {
     /// The check of `reference` at `offsetFrames` and speed `speedStep`, over the query frames
     /// heard after the smoothing window filled; nil when no kept reference frame lines up. The
     /// query's band b of frame f is `query[f * frameStride + first + b]`.
-    static func measure(query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog, reference: Int,
-                        offsetFrames: Int, speedStep: Int) -> ContainmentCheck? {
+    static func measure(
+        query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog, reference: Int,
+        offsetFrames: Int, speedStep: Int
+    ) -> ContainmentCheck? {
         let p = catalog.parameters
         let bands = p.levelBandEdges.count - 1
         let length = catalog.references[reference].durationFrames
@@ -100,8 +102,10 @@ struct ContainmentCheck: Equatable {
 
     /// One band's mean shortfall over the reference's loud cells, log2 Q12; nil when the reference
     /// is never above its floor there (a level at the floor only says "this quiet or quieter").
-    private static func bandShortfallQ12(heard: [UInt64], steps: [Int], floor: UInt64,
-                                         parameters p: EngineParameters) -> (shortfall: Int, clearance: Int)? {
+    private static func bandShortfallQ12(
+        heard: [UInt64], steps: [Int], floor: UInt64,
+        parameters p: EngineParameters
+    ) -> (shortfall: Int, clearance: Int)? {
         let cells = heard.count
         // The loudest share of the reference's cells (fewest steps below its loudest level).
         let loudest = steps.sorted()[min(cells - 1, cells * p.containmentLoudShareQ8 / 256)]

@@ -199,21 +199,24 @@ public struct EngineParameters: Sendable, Equatable {
 
     /// The values that shape a catalog's index, in a fixed order, as stored in the catalog file.
     public var catalogFields: [UInt32] {
-        [algorithmRevision, UInt32(sampleRate), UInt32(fftSize), UInt32(hopSize), UInt32(minPeakBin),
-         UInt32(maxPeakBin), UInt32(whiteningHalfWidth), UInt32(peakBinRadius), UInt32(peakFrameRadius),
-         UInt32(bitPattern: minPeakContrast), UInt32(bitPattern: absolutePeakFloor), UInt32(densityBlockFrames),
-         UInt32(referencePeaksPerBlock), UInt32(minPairFrames), UInt32(maxPairFrames), UInt32(maxPairBins),
-         UInt32(referenceFanOut), UInt32(hashBits), UInt32(directoryBits),
-         UInt32(signatureSmoothingFrames), UInt32(signatureLagFrames)] + signatureBandEdges.map { UInt32($0) }
+        [
+            algorithmRevision, UInt32(sampleRate), UInt32(fftSize), UInt32(hopSize), UInt32(minPeakBin),
+            UInt32(maxPeakBin), UInt32(whiteningHalfWidth), UInt32(peakBinRadius), UInt32(peakFrameRadius),
+            UInt32(bitPattern: minPeakContrast), UInt32(bitPattern: absolutePeakFloor), UInt32(densityBlockFrames),
+            UInt32(referencePeaksPerBlock), UInt32(minPairFrames), UInt32(maxPairFrames), UInt32(maxPairBins),
+            UInt32(referenceFanOut), UInt32(hashBits), UInt32(directoryBits),
+            UInt32(signatureSmoothingFrames), UInt32(signatureLagFrames)
+        ] + signatureBandEdges.map { UInt32($0) }
             + [UInt32(levelStepFrames)] + levelBandEdges.map { UInt32($0) } + peakBandEdges.map { UInt32($0) }
     }
 
     /// Names of `catalogFields`, for error messages.
-    public static let catalogFieldNames = [
-        "algorithmRevision", "sampleRate", "fftSize", "hopSize", "minPeakBin", "maxPeakBin",
-        "whiteningHalfWidth", "peakBinRadius", "peakFrameRadius", "minPeakContrast", "absolutePeakFloor",
-        "densityBlockFrames", "referencePeaksPerBlock", "minPairFrames", "maxPairFrames", "maxPairBins",
-        "referenceFanOut", "hashBits", "directoryBits", "signatureSmoothingFrames", "signatureLagFrames",
-    ] + (0..<18).map { "signatureBandEdges[\($0)]" } + ["levelStepFrames"] + (0..<9).map { "levelBandEdges[\($0)]" }
+    public static let catalogFieldNames =
+        [
+            "algorithmRevision", "sampleRate", "fftSize", "hopSize", "minPeakBin", "maxPeakBin",
+            "whiteningHalfWidth", "peakBinRadius", "peakFrameRadius", "minPeakContrast", "absolutePeakFloor",
+            "densityBlockFrames", "referencePeaksPerBlock", "minPairFrames", "maxPairFrames", "maxPairBins",
+            "referenceFanOut", "hashBits", "directoryBits", "signatureSmoothingFrames", "signatureLagFrames"
+        ] + (0..<18).map { "signatureBandEdges[\($0)]" } + ["levelStepFrames"] + (0..<9).map { "levelBandEdges[\($0)]" }
         + (0..<5).map { "peakBandEdges[\($0)]" }
 }

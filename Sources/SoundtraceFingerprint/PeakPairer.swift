@@ -42,8 +42,9 @@ enum LandmarkHash {
         let df = roundedDivide(targetBinQ4 - anchorBinQ4, 16)
         let dt = roundedDivide(deltaTimeQ4, 16)
         guard (0..<(1 << EngineParameters.hashAnchorBinBits)).contains(f1),
-              (1 - binDifferenceBias...binDifferenceBias - 1).contains(df),
-              (0..<(1 << frameDifferenceBits)).contains(dt) else { return nil }
+            (1 - binDifferenceBias...binDifferenceBias - 1).contains(df),
+            (0..<(1 << frameDifferenceBits)).contains(dt)
+        else { return nil }
         return UInt32(f1) << (binDifferenceBits + frameDifferenceBits) | UInt32(df + binDifferenceBias) << frameDifferenceBits | UInt32(dt)
     }
 }

@@ -98,7 +98,8 @@ final class PeakPicker {
         for f in parameters.minPeakBin...parameters.maxPeakBin {
             let value = row.logPower[f]
             guard row.whitened[f] >= parameters.minPeakContrast, value >= parameters.absolutePeakFloor,
-                  value == row.bandMax[f] else { continue }
+                value == row.bandMax[f]
+            else { continue }
             var isMaximum = true
             for n in neighbours where rows[n].bandMax[f] > value {
                 isMaximum = false
@@ -129,8 +130,9 @@ final class PeakPicker {
         if let before = self.row(center - 1), let after = self.row(center + 1) {
             timeOffset = Self.parabolicOffsetQ4(before.logPower[bin], row.logPower[bin], after.logPower[bin])
         }
-        return Peak(frame: center, bin: bin, timeQ4: center * 16 + timeOffset, binQ4: bin * 16 + binOffset,
-                    strength: row.whitened[bin])
+        return Peak(
+            frame: center, bin: bin, timeQ4: center * 16 + timeOffset, binQ4: bin * 16 + binOffset,
+            strength: row.whitened[bin])
     }
 
     /// Vertex of the parabola through (-1, a), (0, b), (1, c), in sixteenths, within ±8.

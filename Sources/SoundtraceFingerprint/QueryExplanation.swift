@@ -72,16 +72,20 @@ extension QueryMatcher {
                 hits.append(best)
                 offset += perBar
             }
-            candidates.append(.init(referenceId: catalog.references[r].audio.id, score: bestScoreOf(r),
-                                    offsetFrames: bestOffsetOf(r), speedStep: p.speedSteps[stepIndex],
-                                    firstOffset: first, offsetsPerBar: perBar, hits: hits))
+            candidates.append(
+                .init(
+                    referenceId: catalog.references[r].audio.id, score: bestScoreOf(r),
+                    offsetFrames: bestOffsetOf(r), speedStep: p.speedSteps[stepIndex],
+                    firstOffset: first, offsetsPerBar: perBar, hits: hits))
         }
         var agreement: QueryExplanation.Agreement? = nil
         if let check = verdict.signature ?? verdict.alignmentCheck, let query = reliableSignatures() {
-            let (errors, weights) = SignatureCheck.perFrame(query: query, catalog: catalog, reference: check.reference,
-                                                            offsetFrames: check.offsetFrames, speedStep: check.speedStep)
-            agreement = .init(referenceId: catalog.references[check.reference].audio.id, offsetFrames: check.offsetFrames,
-                              errors: errors, weights: weights)
+            let (errors, weights) = SignatureCheck.perFrame(
+                query: query, catalog: catalog, reference: check.reference,
+                offsetFrames: check.offsetFrames, speedStep: check.speedStep)
+            agreement = .init(
+                referenceId: catalog.references[check.reference].audio.id, offsetFrames: check.offsetFrames,
+                errors: errors, weights: weights)
         }
         let cells = max(1, catalog.totalFrames * p.speedSteps.count)
         return QueryExplanation(
@@ -94,8 +98,10 @@ extension QueryMatcher {
 
 extension SignatureCheck {
     /// Per query frame, the weighted disagreements and the weight, at one alignment (reporting).
-    static func perFrame(query: QuerySignatures.Reliable, catalog: Catalog, reference: Int, offsetFrames: Int,
-                         speedStep: Int) -> ([Int], [Int]) {
+    static func perFrame(
+        query: QuerySignatures.Reliable, catalog: Catalog, reference: Int, offsetFrames: Int,
+        speedStep: Int
+    ) -> ([Int], [Int]) {
         let p = catalog.parameters
         let start = catalog.signatureStart[reference]
         let length = catalog.references[reference].durationFrames

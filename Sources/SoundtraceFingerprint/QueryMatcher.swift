@@ -52,15 +52,18 @@ public final class QueryMatcher {
         picker = PeakPicker(parameters: p, peaksPerBlock: p.queryPeaksPerBlock)
         // The zone is a little wider than the reference's, so that pairs of sped-up or slowed-down
         // audio still form; hashes outside the reference's layout are dropped after warping.
-        pairer = PeakPairer(minFrames: max(1, p.minPairFrames - 1), maxFrames: p.maxPairFrames + 2,
-                            maxBins: p.maxPairBins + 2, fanOut: p.queryFanOut)
+        pairer = PeakPairer(
+            minFrames: max(1, p.minPairFrames - 1), maxFrames: p.maxPairFrames + 2,
+            maxBins: p.maxPairBins + 2, fanOut: p.queryFanOut)
         maxFrames = p.maxQuerySeconds * p.sampleRate / p.hopSize
         signatures = QuerySignatures(parameters: p)
-        levelExtractor = BandLevelExtractor(parameters: p, speedNumerators: p.speedSteps.map { p.speedDenominator + $0 },
-                                            speedDenominator: p.speedDenominator)
+        levelExtractor = BandLevelExtractor(
+            parameters: p, speedNumerators: p.speedSteps.map { p.speedDenominator + $0 },
+            speedDenominator: p.speedDenominator)
         // A query can start before its reference by at most its own (warped) length.
-        votes = VoteGrid(referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
-                         padding: maxFrames + maxFrames / 40 + 2)
+        votes = VoteGrid(
+            referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
+            padding: maxFrames + maxFrames / 40 + 2)
         let count = catalog.references.count
         bestScore = [Int](repeating: 0, count: count)
         bestOffset = [Int](repeating: 0, count: count)
@@ -147,7 +150,9 @@ public final class QueryMatcher {
             }
             // Ties go to the speed closer to normal: neighbouring hypotheses overlap.
             if running > bestScore[reference]
-                || (running == bestScore[reference] && abs(parameters.speedSteps[stepIndex]) < abs(parameters.speedSteps[bestStep[reference]])) {
+                || (running == bestScore[reference]
+                    && abs(parameters.speedSteps[stepIndex]) < abs(parameters.speedSteps[bestStep[reference]]))
+            {
                 bestScore[reference] = running
                 bestOffset[reference] = offset + shift
                 bestStep[reference] = stepIndex
@@ -192,7 +197,8 @@ public final class QueryMatcher {
         let cells = max(1, catalog.totalFrames * p.speedSteps.count)
         let chanceQ8 = hits * (2 * p.offsetToleranceFrames + 1) * 256 / cells
         let score = winner.map { bestScore[$0] } ?? 0
-        let landmarksAgree = winner != nil
+        let landmarksAgree =
+            winner != nil
             && score >= p.minAlignedHits
             && score * 256 >= p.minRatioOverRunnerUpQ8 * max(runnerUp, 1)
             && score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
@@ -200,8 +206,9 @@ public final class QueryMatcher {
         let query = heardEnough && (landmarksAgree || finished) ? signatures.reliable() : nil
         var alignment: SignatureCheck? = nil
         if let query, let winner {
-            alignment = SignatureCheck.best(query: query, catalog: catalog, reference: winner, offsetFrames: refinedOffset(winner),
-                                            speedStep: p.speedSteps[bestStep[winner]])
+            alignment = SignatureCheck.best(
+                query: query, catalog: catalog, reference: winner, offsetFrames: refinedOffset(winner),
+                speedStep: p.speedSteps[bestStep[winner]])
         }
         let containment = alignment.flatMap(containment(of:))
         let confirmed = landmarksAgree && alignment.map { $0.confirmsWholeMix(p) && containment?.passes(p, signature: $0) == true } == true
@@ -213,22 +220,24 @@ public final class QueryMatcher {
         if let checks, let check = checks.decisive?.check ?? checks.narrow {
             let rescued = checks.decisive != nil
             let chosen = rescued ? check.reference : winner
-            var verdict = Verdict(outcome: rescued ? .match : .noMatch, candidate: chosen,
-                                  offsetFrames: rescued ? check.offsetFrames : winner.map(refinedOffset) ?? 0,
-                                  speedStep: rescued ? check.speedStep : winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
-                                  score: chosen.map { bestScore[$0] } ?? 0,
-                                  runnerUpScore: rescued ? bestScore(excluding: check.reference) : runnerUp,
-                                  chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks,
-                                  framesHeard: framesHeard, signature: check, signaturePassed: rescued, wideSignature: checks.wide)
+            var verdict = Verdict(
+                outcome: rescued ? .match : .noMatch, candidate: chosen,
+                offsetFrames: rescued ? check.offsetFrames : winner.map(refinedOffset) ?? 0,
+                speedStep: rescued ? check.speedStep : winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
+                score: chosen.map { bestScore[$0] } ?? 0,
+                runnerUpScore: rescued ? bestScore(excluding: check.reference) : runnerUp,
+                chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks,
+                framesHeard: framesHeard, signature: check, signaturePassed: rescued, wideSignature: checks.wide)
             verdict.alignmentCheck = alignment
             verdict.containment = checks.decisive?.containment ?? containment
             return verdict
         }
-        var verdict = Verdict(outcome: confirmed ? .match : .noMatch, candidate: winner,
-                              offsetFrames: winner.map(refinedOffset) ?? 0, speedStep: winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
-                              score: score, runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks,
-                              queryLandmarks: landmarks, framesHeard: framesHeard, signature: landmarksAgree ? alignment : nil,
-                              signaturePassed: confirmed, wideSignature: checks?.wide)
+        var verdict = Verdict(
+            outcome: confirmed ? .match : .noMatch, candidate: winner,
+            offsetFrames: winner.map(refinedOffset) ?? 0, speedStep: winner.map { p.speedSteps[bestStep[$0]] } ?? 0,
+            score: score, runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks,
+            queryLandmarks: landmarks, framesHeard: framesHeard, signature: landmarksAgree ? alignment : nil,
+            signaturePassed: confirmed, wideSignature: checks?.wide)
         verdict.alignmentCheck = alignment
         verdict.containment = containment
         return verdict
@@ -238,9 +247,10 @@ public final class QueryMatcher {
     private func containment(of check: SignatureCheck) -> ContainmentCheck? {
         guard let step = parameters.speedSteps.firstIndex(of: check.speedStep) else { return nil }
         let bands = levelExtractor.bands
-        return ContainmentCheck.measure(query: levels, frameStride: bands * levelExtractor.layouts, first: step * bands,
-                                        queryFrames: min(framesHeard, maxFrames), catalog: catalog,
-                                        reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep)
+        return ContainmentCheck.measure(
+            query: levels, frameStride: bands * levelExtractor.layouts, first: step * bands,
+            queryFrames: min(framesHeard, maxFrames), catalog: catalog,
+            reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep)
     }
 
     // MARK: for `explanation()`
@@ -277,7 +287,8 @@ public final class QueryMatcher {
     /// the most hits; when none passes, the wider net of every well-voted alignment at the
     /// recorded speed, which must clear a higher bar.
     private func finalSignatureChecks(_ query: QuerySignatures.Reliable)
-        -> (narrow: SignatureCheck?, wide: SignatureCheck?, decisive: (check: SignatureCheck, containment: ContainmentCheck)?) {
+        -> (narrow: SignatureCheck?, wide: SignatureCheck?, decisive: (check: SignatureCheck, containment: ContainmentCheck)?)
+    {
         let p = parameters
         let narrow = narrowSignatureCheck(query)
         if let narrow, narrow.rescues(p), let whole = containment(of: narrow), whole.passes(p, signature: narrow) {
@@ -285,7 +296,9 @@ public final class QueryMatcher {
         }
         let wide = wideSignatureCheck(query)
         var decisive: (check: SignatureCheck, containment: ContainmentCheck)? = nil
-        if let wide, wide.rescues(p, minimumScoreQ12: p.signatureWideMinScoreQ12), let whole = containment(of: wide), whole.passes(p, signature: wide) {
+        if let wide, wide.rescues(p, minimumScoreQ12: p.signatureWideMinScoreQ12), let whole = containment(of: wide),
+            whole.passes(p, signature: wide)
+        {
             decisive = (wide, whole)
         }
         return (narrow, wide, decisive)
@@ -300,14 +313,17 @@ public final class QueryMatcher {
             candidates.append((r, refinedOffset(r), bestStep[r]))
         }
         if let nominalStep {
-            for r in topReferences(by: nominalScore) where !candidates.contains(where: { $0.reference == r && $0.stepIndex == nominalStep }) {
+            for r in topReferences(by: nominalScore) where !candidates.contains(where: { $0.reference == r && $0.stepIndex == nominalStep })
+            {
                 candidates.append((r, refinedOffset(r, centre: nominalOffset[r], stepIndex: nominalStep), nominalStep))
             }
         }
-        return strongest(candidates.lazy.compactMap { c in
-            SignatureCheck.best(query: query, catalog: self.catalog, reference: c.reference, offsetFrames: c.offset,
-                                speedStep: p.speedSteps[c.stepIndex])
-        })
+        return strongest(
+            candidates.lazy.compactMap { c in
+                SignatureCheck.best(
+                    query: query, catalog: self.catalog, reference: c.reference, offsetFrames: c.offset,
+                    speedStep: p.speedSteps[c.stepIndex])
+            })
     }
 
     /// The checks of up to `signatureWideCandidates` alignments at the nominal speed with at least
@@ -315,11 +331,13 @@ public final class QueryMatcher {
     private func wideSignatureCheck(_ query: QuerySignatures.Reliable) -> SignatureCheck? {
         let p = parameters
         guard let nominalStep else { return nil }
-        let alignments = votes.strongestAlignments(step: nominalStep, radius: p.offsetToleranceFrames,
-                                                   minimumVotes: p.signatureWideMinHits, limit: p.signatureWideCandidates)
-        return strongest(alignments.lazy.compactMap { a in
-            SignatureCheck.best(query: query, catalog: self.catalog, reference: a.reference, offsetFrames: a.offset, speedStep: 0)
-        })
+        let alignments = votes.strongestAlignments(
+            step: nominalStep, radius: p.offsetToleranceFrames,
+            minimumVotes: p.signatureWideMinHits, limit: p.signatureWideCandidates)
+        return strongest(
+            alignments.lazy.compactMap { a in
+                SignatureCheck.best(query: query, catalog: self.catalog, reference: a.reference, offsetFrames: a.offset, speedStep: 0)
+            })
     }
 
     private func strongest(_ checks: some Sequence<SignatureCheck>) -> SignatureCheck? {

@@ -94,9 +94,10 @@ struct QuerySignatures {
                 packedMasks[word * levels + level] |= UInt64(masks[frame * levels + level]) << shift
             }
         }
-        return Reliable(bits: bits, masks: masks, levels: levels, bitsBefore: bitsBefore, weightBefore: weightBefore,
-                        weightSquaresBefore: weightSquaresBefore, firstFrame: first, packedBits: packedBits,
-                        packedMasks: packedMasks)
+        return Reliable(
+            bits: bits, masks: masks, levels: levels, bitsBefore: bitsBefore, weightBefore: weightBefore,
+            weightSquaresBefore: weightSquaresBefore, firstFrame: first, packedBits: packedBits,
+            packedMasks: packedMasks)
     }
 
     /// The largest magnitude that at least `wanted` values reach (ties all count).

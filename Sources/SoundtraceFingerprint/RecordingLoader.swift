@@ -7,7 +7,9 @@ public enum RecordingLoader {
         public let sourceSHA256: [UInt8]
     }
 
-    public static func load(path: String, parameters: EngineParameters = EngineParameters(), checksum: Bool = false) throws(WAVError) -> Loaded {
+    public static func load(path: String, parameters: EngineParameters = EngineParameters(), checksum: Bool = false) throws(WAVError)
+        -> Loaded
+    {
         let bytes: [UInt8]
         do {
             bytes = try FileBytes.read(path: path, limit: WAVReader.maximumFileBytes)
@@ -18,7 +20,8 @@ public enum RecordingLoader {
             }
         }
         let source = try WAVReader.decode(bytes, name: path)
-        return Loaded(audio: Resampler.convert(source, to: parameters.sampleRate), sourceSampleRate: source.sampleRate,
-                      sourceSHA256: checksum ? SHA256.digest(bytes) : [])
+        return Loaded(
+            audio: Resampler.convert(source, to: parameters.sampleRate), sourceSampleRate: source.sampleRate,
+            sourceSHA256: checksum ? SHA256.digest(bytes) : [])
     }
 }

@@ -20,8 +20,9 @@ public enum ReferenceFingerprinter {
         guard audio.sampleRate == parameters.sampleRate else { throw .wrongSampleRate(audio.sampleRate) }
         guard let spectrogram = Spectrogram(parameters: parameters) else { throw .fftUnavailable }
         let picker = PeakPicker(parameters: parameters, peaksPerBlock: parameters.referencePeaksPerBlock)
-        let pairer = PeakPairer(minFrames: parameters.minPairFrames, maxFrames: parameters.maxPairFrames,
-                                maxBins: parameters.maxPairBins, fanOut: parameters.referenceFanOut)
+        let pairer = PeakPairer(
+            minFrames: parameters.minPairFrames, maxFrames: parameters.maxPairFrames,
+            maxBins: parameters.maxPairBins, fanOut: parameters.referenceFanOut)
         let signer = SignatureExtractor(parameters: parameters)
         var magnitudes = [UInt16](repeating: 0, count: SignatureExtractor.bitsPerFrame)
         var signatures: [UInt16] = []
@@ -29,8 +30,11 @@ public enum ReferenceFingerprinter {
         var result: [Landmark] = []
         let onPeak: (Peak) -> Void = { peak in
             pairer.push(peak) { anchor, target in
-                guard let hash = LandmarkHash.make(anchorBinQ4: anchor.binQ4, targetBinQ4: target.binQ4,
-                                                   deltaTimeQ4: target.timeQ4 - anchor.timeQ4) else { return }
+                guard
+                    let hash = LandmarkHash.make(
+                        anchorBinQ4: anchor.binQ4, targetBinQ4: target.binQ4,
+                        deltaTimeQ4: target.timeQ4 - anchor.timeQ4)
+                else { return }
                 result.append(Landmark(hash: hash, frame: max(0, roundedDivide(anchor.timeQ4, 16))))
             }
         }
@@ -40,7 +44,8 @@ public enum ReferenceFingerprinter {
             picker.push(frame: frame, logPower: row, emit: onPeak)
         }
         picker.finish(emit: onPeak)
-        return ReferenceFingerprint(landmarks: result, frames: spectrogram.framesProduced, signatures: signatures,
-                                    levels: levels.words())
+        return ReferenceFingerprint(
+            landmarks: result, frames: spectrogram.framesProduced, signatures: signatures,
+            levels: levels.words())
     }
 }

@@ -44,9 +44,11 @@ public struct Resampler: Sendable {
             halfTaps = half
             taps = (0..<Self.phases).map { Self.kernel(phase: $0, half: half, cutoffHz: cutoffHz, inputRate: inputRate) }
         }
-        sumsFitInt32 = allow32BitSums && taps.allSatisfy { kernel in
-            kernel.reduce(0) { $0 + Int64(abs($1)) } * 32768 + (1 << 14) <= Int64(Int32.max)
-        }
+        sumsFitInt32 =
+            allow32BitSums
+            && taps.allSatisfy { kernel in
+                kernel.reduce(0) { $0 + Int64(abs($1)) } * 32768 + (1 << 14) <= Int64(Int32.max)
+            }
         // The first outputs look back halfTaps samples before the start: silence.
         buffer = [Int16](repeating: 0, count: halfTaps)
         bufferStart = -halfTaps
@@ -93,7 +95,10 @@ public struct Resampler: Sendable {
 
     /// Flushes the tail (the filter's look-ahead is filled with silence) and ends the stream.
     public mutating func finish() -> [Int16] {
-        if inputRate == outputRate || finished { finished = true; return [] }
+        if inputRate == outputRate || finished {
+            finished = true
+            return []
+        }
         finished = true
         // Outputs whose position lies within the input, using silence beyond its end.
         buffer.append(contentsOf: [Int16](repeating: 0, count: halfTaps + 1))
@@ -112,7 +117,10 @@ public struct Resampler: Sendable {
         let exact = n * inputRate  // in units of 1/outputRate input samples
         var index = exact / outputRate
         var phase = ((exact % outputRate) * Self.phases + outputRate / 2) / outputRate
-        if phase == Self.phases { index += 1; phase = 0 }
+        if phase == Self.phases {
+            index += 1
+            phase = 0
+        }
         return (index, phase)
     }
 

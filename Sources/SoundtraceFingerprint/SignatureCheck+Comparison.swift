@@ -1,5 +1,5 @@
 #if _endian(big)
-#error("the packed signature comparison lays frames out as a little-endian CPU reads them")
+    #error("the packed signature comparison lays frames out as a little-endian CPU reads them")
 #endif
 
 /// The inner loops of a signature check: weighted disagreements between the query's frames and a
@@ -7,8 +7,10 @@
 extension SignatureCheck {
     /// The weighted disagreements where query frame f meets reference frame
     /// offset + round(f · numerator / denominator), and the query frames inside the reference.
-    static func stretchedErrors(query: QuerySignatures.Reliable, signatures: [UInt16], start: Int, length: Int,
-                                offsetFrames: Int, numerator n: Int, denominator d: Int) -> (Int, Range<Int>) {
+    static func stretchedErrors(
+        query: QuerySignatures.Reliable, signatures: [UInt16], start: Int, length: Int,
+        offsetFrames: Int, numerator n: Int, denominator d: Int
+    ) -> (Int, Range<Int>) {
         let frames = query.bits.count
         var errors = 0
         var firstInside = frames
@@ -39,8 +41,10 @@ extension SignatureCheck {
 
     /// The weighted disagreements of query frames `frames` with the reference signatures from
     /// index `base` on, frame for frame: four frames per step where whole words fit.
-    static func nominalErrors(query: QuerySignatures.Reliable, signatures: [UInt16], from base: Int,
-                              frames: Range<Int>) -> Int {
+    static func nominalErrors(
+        query: QuerySignatures.Reliable, signatures: [UInt16], from base: Int,
+        frames: Range<Int>
+    ) -> Int {
         let levels = query.levels
         var errors = 0
         var frame = frames.lowerBound

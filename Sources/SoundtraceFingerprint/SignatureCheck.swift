@@ -35,20 +35,25 @@ struct SignatureCheck: Equatable {
     }
 
     /// The best of the alignments `offsetFrames ± signatureShiftFrames` at speed `speedStep`.
-    static func best(query: QuerySignatures.Reliable, catalog: Catalog, reference: Int,
-                     offsetFrames: Int, speedStep: Int) -> SignatureCheck? {
+    static func best(
+        query: QuerySignatures.Reliable, catalog: Catalog, reference: Int,
+        offsetFrames: Int, speedStep: Int
+    ) -> SignatureCheck? {
         let p = catalog.parameters
         var best: SignatureCheck? = nil
         for shift in -p.signatureShiftFrames...p.signatureShiftFrames {
-            let check = compare(query: query, catalog: catalog, reference: reference, offsetFrames: offsetFrames + shift,
-                                speedStep: speedStep)
+            let check = compare(
+                query: query, catalog: catalog, reference: reference, offsetFrames: offsetFrames + shift,
+                speedStep: speedStep)
             if check.scoreQ12 > best?.scoreQ12 ?? Int.min { best = check }
         }
         return best
     }
 
-    private static func compare(query: QuerySignatures.Reliable, catalog: Catalog, reference: Int,
-                                offsetFrames: Int, speedStep: Int) -> SignatureCheck {
+    private static func compare(
+        query: QuerySignatures.Reliable, catalog: Catalog, reference: Int,
+        offsetFrames: Int, speedStep: Int
+    ) -> SignatureCheck {
         let p = catalog.parameters
         let start = catalog.signatureStart[reference]
         let length = catalog.references[reference].durationFrames
@@ -59,20 +64,23 @@ struct SignatureCheck: Equatable {
         if speedStep == 0 {
             let first = min(frames, max(query.firstFrame, -offsetFrames))
             inside = first..<max(first, min(frames, length - offsetFrames))
-            weightedErrors = nominalErrors(query: query, signatures: catalog.signatures, from: start + offsetFrames,
-                                           frames: inside)
+            weightedErrors = nominalErrors(
+                query: query, signatures: catalog.signatures, from: start + offsetFrames,
+                frames: inside)
         } else {
-            (weightedErrors, inside) = stretchedErrors(query: query, signatures: catalog.signatures, start: start,
-                                                       length: length, offsetFrames: offsetFrames,
-                                                       numerator: p.speedDenominator + speedStep, denominator: p.speedDenominator)
+            (weightedErrors, inside) = stretchedErrors(
+                query: query, signatures: catalog.signatures, start: start,
+                length: length, offsetFrames: offsetFrames,
+                numerator: p.speedDenominator + speedStep, denominator: p.speedDenominator)
         }
         let bits = query.bitsBefore[inside.upperBound] - query.bitsBefore[inside.lowerBound]
         let weight = query.weightBefore[inside.upperBound] - query.weightBefore[inside.lowerBound]
         let weightSquares = query.weightSquaresBefore[inside.upperBound] - query.weightSquaresBefore[inside.lowerBound]
         let surplusQ12 = p.signatureNullRateQ12 * weight - 4096 * weightedErrors
         let scoreQ12 = weightSquares > 0 ? surplusQ12 * 64 / max(1, integerSquareRoot(weightSquares * 4096)) : Int.min
-        return SignatureCheck(reference: reference, offsetFrames: offsetFrames, speedStep: speedStep, bits: bits,
-                              weightedErrors: weightedErrors, weight: weight, scoreQ12: scoreQ12)
+        return SignatureCheck(
+            reference: reference, offsetFrames: offsetFrames, speedStep: speedStep, bits: bits,
+            weightedErrors: weightedErrors, weight: weight, scoreQ12: scoreQ12)
     }
 }
 

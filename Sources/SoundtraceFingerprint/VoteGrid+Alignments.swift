@@ -96,7 +96,8 @@ extension VoteGrid {
             let candidate = kept[i]
             let weakest = kept[index]
             if candidate.votes < weakest.votes
-                || (candidate.votes == weakest.votes && (candidate.reference, candidate.offset) > (weakest.reference, weakest.offset)) {
+                || (candidate.votes == weakest.votes && (candidate.reference, candidate.offset) > (weakest.reference, weakest.offset))
+            {
                 index = i
             }
         }

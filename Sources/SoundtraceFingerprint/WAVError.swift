@@ -37,7 +37,8 @@ public enum WAVError: Error, Equatable, CustomStringConvertible {
         case let .unsupportedEncoding(path, tag):
             return "\(path) uses WAV encoding \(tag), but only PCM integer (1) and 32-bit float (3) are supported; \(Self.conversionHint)"
         case let .unsupportedBitDepth(path, bits, encoding):
-            return "\(path) has \(bits)-bit \(encoding) samples, but only 16/24/32-bit integer and 32-bit float are supported; \(Self.conversionHint)"
+            return
+                "\(path) has \(bits)-bit \(encoding) samples, but only 16/24/32-bit integer and 32-bit float are supported; \(Self.conversionHint)"
         case let .unsupportedChannelCount(path, channels):
             return "\(path) has \(channels) channels, but only mono and stereo are supported; \(Self.conversionHint)"
         case let .unsupportedSampleRate(path, rate):
@@ -45,7 +46,8 @@ public enum WAVError: Error, Equatable, CustomStringConvertible {
         case let .inconsistentFormat(path, detail):
             return "\(path) has an inconsistent format chunk (\(detail)); re-export it or \(Self.conversionHint)"
         case let .truncatedData(path, declared, available):
-            return "\(path) is truncated: its data chunk declares \(declared) bytes but only \(available) are present; re-copy or re-export the file"
+            return
+                "\(path) is truncated: its data chunk declares \(declared) bytes but only \(available) are present; re-copy or re-export the file"
         case let .invalidFloatSample(path, index):
             return "\(path) has an invalid (NaN or infinite) float sample at frame \(index); re-export it or \(Self.conversionHint)"
         case let .empty(path):

@@ -62,7 +62,8 @@ public enum WAVReader {
                 return try decodeSamples(bytes, from: reader.position, count: size, format: format, name: name)
             }
             guard size <= reader.remaining else {
-                throw .malformedChunk(path: name, detail: "chunk '\(printable(id))' declares \(size) bytes but only \(reader.remaining) remain")
+                throw .malformedChunk(
+                    path: name, detail: "chunk '\(printable(id))' declares \(size) bytes but only \(reader.remaining) remain")
             }
             if id == "fmt " {
                 format = try parseFormat(Array(bytes[reader.position..<(reader.position + size)]), name: name)
@@ -83,7 +84,9 @@ public enum WAVReader {
     private static func parseFormat(_ chunk: [UInt8], name: String) throws(WAVError) -> Format {
         var r = ByteReader(chunk)
         do {
-            guard chunk.count >= 16 else { throw WAVError.malformedChunk(path: name, detail: "'fmt ' chunk is \(chunk.count) bytes, needs 16") }
+            guard chunk.count >= 16 else {
+                throw WAVError.malformedChunk(path: name, detail: "'fmt ' chunk is \(chunk.count) bytes, needs 16")
+            }
             var tag = Int(try r.u16())
             let channels = Int(try r.u16())
             let rate = Int(try r.u32())
@@ -92,7 +95,9 @@ public enum WAVReader {
             let bits = Int(try r.u16())
             if tag == 0xFFFE {
                 // WAVE_FORMAT_EXTENSIBLE: the real encoding is the first two bytes of the sub-format GUID.
-                guard chunk.count >= 40 else { throw WAVError.malformedChunk(path: name, detail: "extensible 'fmt ' chunk is \(chunk.count) bytes, needs 40") }
+                guard chunk.count >= 40 else {
+                    throw WAVError.malformedChunk(path: name, detail: "extensible 'fmt ' chunk is \(chunk.count) bytes, needs 40")
+                }
                 try r.skip(2 + 2 + 4)
                 tag = Int(try r.u16())
             }
@@ -122,7 +127,9 @@ public enum WAVReader {
         }
     }
 
-    private static func decodeSamples(_ bytes: [UInt8], from start: Int, count: Int, format: Format, name: String) throws(WAVError) -> PCMAudio {
+    private static func decodeSamples(_ bytes: [UInt8], from start: Int, count: Int, format: Format, name: String) throws(WAVError)
+        -> PCMAudio
+    {
         let bytesPerSample = format.bits / 8
         let blockAlign = bytesPerSample * format.channels
         let frames = count / blockAlign
@@ -149,9 +156,13 @@ public enum WAVReader {
                     let raw = Int32(bitPattern: UInt32(bytes[p]) << 8 | UInt32(bytes[p + 1]) << 16 | UInt32(bytes[p + 2]) << 24)
                     value = Int64(raw)
                 case (.integer, _):
-                    value = Int64(Int32(bitPattern: UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16 | UInt32(bytes[p + 3]) << 24))
+                    value = Int64(
+                        Int32(
+                            bitPattern: UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16 | UInt32(bytes[p + 3])
+                                << 24))
                 default:
-                    let f = Float(bitPattern: UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16 | UInt32(bytes[p + 3]) << 24)
+                    let f = Float(
+                        bitPattern: UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16 | UInt32(bytes[p + 3]) << 24)
                     guard f.isFinite else { throw .invalidFloatSample(path: name, index: frame) }
                     // Scaling by a power of two is exact in IEEE arithmetic, and so is this rounding.
                     let clamped = min(max(Double(f), -1.0), 1.0)

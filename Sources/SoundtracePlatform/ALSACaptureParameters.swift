@@ -26,8 +26,10 @@ public struct ALSACaptureParameters: Sendable, Equatable {
         maximumChannels: 2, resumeAttempts: 10, resumeWaitMilliseconds: 100, deviceListLimit: 12)
 
     /// Creates a parameter set; see `standard` for the values the daemon uses.
-    public init(periodMicroseconds: Int, periodsPerBuffer: Int, lowestRate: Int, highestRate: Int,
-                maximumChannels: Int, resumeAttempts: Int, resumeWaitMilliseconds: Int, deviceListLimit: Int) {
+    public init(
+        periodMicroseconds: Int, periodsPerBuffer: Int, lowestRate: Int, highestRate: Int,
+        maximumChannels: Int, resumeAttempts: Int, resumeWaitMilliseconds: Int, deviceListLimit: Int
+    ) {
         self.periodMicroseconds = periodMicroseconds
         self.periodsPerBuffer = periodsPerBuffer
         self.lowestRate = lowestRate

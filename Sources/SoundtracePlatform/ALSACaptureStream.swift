@@ -1,7 +1,7 @@
 import CALSA
 import Glibc
-import SoundtraceCore
 import SoundtraceClock
+import SoundtraceCore
 
 /// One open, configured ALSA capture PCM and its read loop. Lives from a successful `open` to
 /// `close`; used only from the owning thread (see `ALSAAudioSource`).
@@ -37,8 +37,9 @@ final class ALSACaptureStream {
             }
         }
         do throws(CaptureFault) {
-            let granted = try ALSAHardwareNegotiation.configure(handle, device: device, preferredRate: preferredRate,
-                                                                parameters: parameters)
+            let granted = try ALSAHardwareNegotiation.configure(
+                handle, device: device, preferredRate: preferredRate,
+                parameters: parameters)
             monotonicTimestamps = try ALSASoftwareParameters.apply(handle, granted: granted, device: device)
             let count = snd_pcm_poll_descriptors_count(handle)
             if count < 0 { throw ALSAFault.capturing(count, device: device) }
@@ -145,7 +146,8 @@ final class ALSACaptureStream {
             frame = timeline.delivered(frames, atNanoseconds: stamp.nanoseconds, stillBuffered: stamp.available)
         } else {
             let waiting = snd_pcm_avail_update(pcm)
-            frame = timeline.delivered(frames, atNanoseconds: SystemClock.monotonicNanoseconds(), stillBuffered: waiting > 0 ? Int(waiting) : 0)
+            frame = timeline.delivered(
+                frames, atNanoseconds: SystemClock.monotonicNanoseconds(), stillBuffered: waiting > 0 ? Int(waiting) : 0)
         }
         pending.fill(samples, frame: frame)
         let piece = pending.next(maximum: granted.periodFrames) ?? (samples: [], frame: frame)

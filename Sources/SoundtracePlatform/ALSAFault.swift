@@ -8,8 +8,10 @@ import SoundtraceCore
 enum ALSAFault {
     /// The fault for a failed `snd_pcm_open` (ALSA's negative code). `available` is asked only when
     /// the device does not exist; `soundNodesDenied` then tells "absent" from "not allowed".
-    static func opening(_ code: Int32, device: String, available: () -> [String],
-                        soundNodesDenied: () -> Bool = { SoundNodes.deniedToThisProcess() }) -> CaptureFault {
+    static func opening(
+        _ code: Int32, device: String, available: () -> [String],
+        soundNodesDenied: () -> Bool = { SoundNodes.deniedToThisProcess() }
+    ) -> CaptureFault {
         switch errnoValue(code) {
         // ENOENT: an undefined PCM name or a missing device node; ENODEV: a card name or number that
         // is not there; ENXIO: a PCM type whose plugin is not installed; EINVAL: a malformed name
@@ -25,7 +27,8 @@ enum ALSAFault {
             return .busy(device: device)
         // Sound-server PCMs (pulse, pipewire) answer these when the server is not running.
         case ECONNREFUSED, ECONNRESET, ENOTCONN, EHOSTDOWN, ESHUTDOWN:
-            return .other(device: device, detail: "its sound server is not running or refused the connection (\(text(code))); start the sound server")
+            return .other(
+                device: device, detail: "its sound server is not running or refused the connection (\(text(code))); start the sound server")
         default:
             return .other(device: device, detail: text(code))
         }

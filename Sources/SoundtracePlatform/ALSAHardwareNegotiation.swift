@@ -20,8 +20,10 @@ struct GrantedFormat: Equatable {
 /// `plughw:` and `default` devices convert anything, so they always grant the request; a bare `hw:`
 /// device grants only what the hardware does.
 enum ALSAHardwareNegotiation {
-    static func configure(_ pcm: OpaquePointer, device: String, preferredRate: Int,
-                          parameters: ALSACaptureParameters) throws(CaptureFault) -> GrantedFormat {
+    static func configure(
+        _ pcm: OpaquePointer, device: String, preferredRate: Int,
+        parameters: ALSACaptureParameters
+    ) throws(CaptureFault) -> GrantedFormat {
         guard let space = HardwareSpace(), let scratch = HardwareSpace() else {
             throw .other(device: device, detail: "out of memory for hardware parameters")
         }
@@ -42,16 +44,20 @@ enum ALSAHardwareNegotiation {
         }
 
         guard narrow({ snd_pcm_hw_params_set_access(pcm, $0, SND_PCM_ACCESS_RW_INTERLEAVED) }),
-              narrow({ snd_pcm_hw_params_set_format(pcm, $0, SND_PCM_FORMAT_S16_LE) }) else { throw refused() }
+            narrow({ snd_pcm_hw_params_set_format(pcm, $0, SND_PCM_FORMAT_S16_LE) })
+        else { throw refused() }
 
         // "Near 1" is mono when the device allows it, otherwise its smallest channel count.
         var channels: UInt32 = 1
         guard narrow({ snd_pcm_hw_params_set_channels_near(pcm, $0, &channels) }),
-              channels <= UInt32(clamping: parameters.maximumChannels) else { throw refused() }
+            channels <= UInt32(clamping: parameters.maximumChannels)
+        else { throw refused() }
 
         // Keep only the rates the engine can resample from, then take the one nearest the preference.
-        var lowest = UInt32(clamping: parameters.lowestRate), highest = UInt32(clamping: parameters.highestRate)
-        var lowestDirection: Int32 = 0, highestDirection: Int32 = 0
+        var lowest = UInt32(clamping: parameters.lowestRate)
+        var highest = UInt32(clamping: parameters.highestRate)
+        var lowestDirection: Int32 = 0
+        var highestDirection: Int32 = 0
         guard narrow({ snd_pcm_hw_params_set_rate_minmax(pcm, $0, &lowest, &lowestDirection, &highest, &highestDirection) })
         else { throw refused() }
         var rate = UInt32(clamping: min(max(preferredRate, parameters.lowestRate), parameters.highestRate))
@@ -73,25 +79,32 @@ enum ALSAHardwareNegotiation {
     }
 
     /// The configuration actually installed, checked against what the source can use.
-    private static func readBack(_ hw: OpaquePointer, device: String, parameters: ALSACaptureParameters,
-                                 refused: (String?) -> CaptureFault) throws(CaptureFault) -> GrantedFormat {
+    private static func readBack(
+        _ hw: OpaquePointer, device: String, parameters: ALSACaptureParameters,
+        refused: (String?) -> CaptureFault
+    ) throws(CaptureFault) -> GrantedFormat {
         var direction: Int32 = 0
-        var rate: UInt32 = 0, channels: UInt32 = 0
+        var rate: UInt32 = 0
+        var channels: UInt32 = 0
         var format = SND_PCM_FORMAT_UNKNOWN
-        var periodFrames: snd_pcm_uframes_t = 0, bufferFrames: snd_pcm_uframes_t = 0
+        var periodFrames: snd_pcm_uframes_t = 0
+        var bufferFrames: snd_pcm_uframes_t = 0
         guard snd_pcm_hw_params_get_rate(hw, &rate, &direction) >= 0,
-              snd_pcm_hw_params_get_channels(hw, &channels) >= 0,
-              snd_pcm_hw_params_get_format(hw, &format) >= 0,
-              snd_pcm_hw_params_get_period_size(hw, &periodFrames, &direction) >= 0,
-              snd_pcm_hw_params_get_buffer_size(hw, &bufferFrames) >= 0 else {
+            snd_pcm_hw_params_get_channels(hw, &channels) >= 0,
+            snd_pcm_hw_params_get_format(hw, &format) >= 0,
+            snd_pcm_hw_params_get_period_size(hw, &periodFrames, &direction) >= 0,
+            snd_pcm_hw_params_get_buffer_size(hw, &bufferFrames) >= 0
+        else {
             throw refused("its configuration could not be read back")
         }
-        let granted = GrantedFormat(rate: Int(rate), channels: Int(channels),
-                                    periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames))
+        let granted = GrantedFormat(
+            rate: Int(rate), channels: Int(channels),
+            periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames))
         guard format == SND_PCM_FORMAT_S16_LE,
-              granted.rate >= parameters.lowestRate, granted.rate <= parameters.highestRate,
-              granted.channels >= 1, granted.channels <= parameters.maximumChannels,
-              granted.periodFrames > 0, granted.bufferFrames >= granted.periodFrames else {
+            granted.rate >= parameters.lowestRate, granted.rate <= parameters.highestRate,
+            granted.channels >= 1, granted.channels <= parameters.maximumChannels,
+            granted.periodFrames > 0, granted.bufferFrames >= granted.periodFrames
+        else {
             throw refused("it granted \(String(cString: snd_pcm_format_name(format))), \(channels) ch, \(rate) Hz")
         }
         return granted
@@ -111,18 +124,25 @@ enum ALSAHardwareNegotiation {
                 formats.append(String(cString: snd_pcm_format_name(format)))
             }
         }
-        let shown = formats.count > 8 ? formats.prefix(8).joined(separator: ", ") + " and \(formats.count - 8) more"
-                                      : formats.joined(separator: ", ")
+        let shown =
+            formats.count > 8
+            ? formats.prefix(8).joined(separator: ", ") + " and \(formats.count - 8) more"
+            : formats.joined(separator: ", ")
         var parts = ["formats " + (formats.isEmpty ? "none" : shown)]
 
         var direction: Int32 = 0
-        var lowChannels: UInt32 = 0, highChannels: UInt32 = 0, lowRate: UInt32 = 0, highRate: UInt32 = 0
+        var lowChannels: UInt32 = 0
+        var highChannels: UInt32 = 0
+        var lowRate: UInt32 = 0
+        var highRate: UInt32 = 0
         if snd_pcm_hw_params_get_channels_min(hw, &lowChannels) >= 0,
-           snd_pcm_hw_params_get_channels_max(hw, &highChannels) >= 0 {
+            snd_pcm_hw_params_get_channels_max(hw, &highChannels) >= 0
+        {
             parts.append(span(lowChannels, highChannels) + " channels")
         }
         if snd_pcm_hw_params_get_rate_min(hw, &lowRate, &direction) >= 0,
-           snd_pcm_hw_params_get_rate_max(hw, &highRate, &direction) >= 0 {
+            snd_pcm_hw_params_get_rate_max(hw, &highRate, &direction) >= 0
+        {
             parts.append(span(lowRate, highRate) + " Hz")
         }
         if snd_pcm_hw_params_test_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED) != 0 {

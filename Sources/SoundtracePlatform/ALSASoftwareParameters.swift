@@ -16,7 +16,8 @@ enum ALSASoftwareParameters {
         if code >= 0 { code = snd_pcm_sw_params_set_avail_min(pcm, sw, snd_pcm_uframes_t(granted.periodFrames)) }
         if code < 0 { throw ALSAFault.capturing(code, device: device) }
         // Optional: plugins and old kernels may refuse; the timeline then uses the read time.
-        let timestamps = snd_pcm_sw_params_set_tstamp_mode(pcm, sw, SND_PCM_TSTAMP_ENABLE) >= 0
+        let timestamps =
+            snd_pcm_sw_params_set_tstamp_mode(pcm, sw, SND_PCM_TSTAMP_ENABLE) >= 0
             && snd_pcm_sw_params_set_tstamp_type(pcm, sw, snd_pcm_tstamp_type_t(SND_PCM_TSTAMP_TYPE_MONOTONIC.rawValue)) >= 0
         code = snd_pcm_sw_params(pcm, sw)
         if code < 0 { throw ALSAFault.capturing(code, device: device) }

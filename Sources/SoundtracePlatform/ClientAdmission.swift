@@ -1,6 +1,5 @@
 import SoundtraceProtocol
 
-
 /// Who may take one of the line server's connection slots. A plain cap let clients waiting in
 /// `idle` (exempt from the idle timeout, and rightly so) hold every slot and lock out everyone
 /// else, the box's own CLI included, and let one LAN host take them all. So: clients from the
@@ -37,8 +36,11 @@ struct ClientAdmission {
             guard let oldest = waiting.min(by: { ($0.waitingSince ?? 0, $0.id) < ($1.waitingSince ?? 0, $1.id) }) else {
                 return .refuse(full)
             }
-            return .admitReplacing(id: oldest.id, reason: Self.unavailable(
-                "every slot (\(limits.maxClients)) is taken and a client on this machine needs one: closing this waiting connection; reconnect to wait again"))
+            return .admitReplacing(
+                id: oldest.id,
+                reason: Self.unavailable(
+                    "every slot (\(limits.maxClients)) is taken and a client on this machine needs one: closing this waiting connection; reconnect to wait again"
+                ))
         }
         // The per-address limit first: it is the one the client itself can do something about.
         let fromPeer = occupants.count(where: { !$0.isLocal && $0.peer == peer })
@@ -48,8 +50,10 @@ struct ClientAdmission {
         let networkSlots = max(0, limits.maxClients - limits.reservedLocalSlots)
         if occupants.count >= limits.maxClients { return .refuse(full) }
         if occupants.count >= networkSlots {
-            return .refuse(Self.unavailable(
-                "too many clients (\(networkSlots) for the network, \(limits.maxClients - networkSlots) kept for this machine); try again later"))
+            return .refuse(
+                Self.unavailable(
+                    "too many clients (\(networkSlots) for the network, \(limits.maxClients - networkSlots) kept for this machine); try again later"
+                ))
         }
         return .admit
     }

@@ -53,7 +53,9 @@ public struct GPIOChipSummary: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let names = sampleNames.isEmpty ? "no line names" : "lines " + sampleNames.joined(separator: ", ") + (lineCount > sampleNames.count ? ", …" : "")
+        let names =
+            sampleNames.isEmpty
+            ? "no line names" : "lines " + sampleNames.joined(separator: ", ") + (lineCount > sampleNames.count ? ", …" : "")
         return "\(path) [\(label.isEmpty ? "no label" : label), \(lineCount) lines: \(names)]"
     }
 }

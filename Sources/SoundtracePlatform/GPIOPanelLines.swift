@@ -23,7 +23,9 @@ public final class GPIOPanelLines: PanelLines {
     /// Finds the four lines on the chips in `directory` and requests them. `debounceMilliseconds`
     /// is asked of the kernel for the button where libgpiod can; when it cannot or the kernel
     /// refuses, edges come undebounced (`debouncedEdges` is false) and the reader debounces them.
-    public static func open(_ names: PanelLineNames, directory: String = "/dev", debounceMilliseconds: Int = 30) throws(GPIOFault) -> GPIOPanelLines {
+    public static func open(_ names: PanelLineNames, directory: String = "/dev", debounceMilliseconds: Int = 30) throws(GPIOFault)
+        -> GPIOPanelLines
+    {
         let paths = chipPaths(in: directory)
         guard !paths.isEmpty else { throw .noChips(directory: directory) }
         var chips: [GPIOChip] = []

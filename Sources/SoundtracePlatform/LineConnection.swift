@@ -1,6 +1,5 @@
 import SoundtraceProtocol
 
-
 /// One client of the line server: its socket, the bytes it sent that are not yet whole lines, the
 /// replies it has not read, and the clocks that can close it. Touched only on the server's thread.
 final class LineConnection {

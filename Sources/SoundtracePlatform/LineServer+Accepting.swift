@@ -19,8 +19,9 @@ extension LineServer {
         // full server was refused by its own old connection).
         table.dropFinished(handler)
         let occupants = table.all.map {
-            ClientAdmission.Occupant(id: $0.client.id, peer: $0.client.peer, isLocal: $0.client.isLoopback,
-                                     waitingSince: $0.idleExempt ? $0.lastActivity : nil)
+            ClientAdmission.Occupant(
+                id: $0.client.id, peer: $0.client.peer, isLocal: $0.client.isLoopback,
+                waitingSince: $0.idleExempt ? $0.lastActivity : nil)
         }
         switch ClientAdmission(limits: limits).decide(peer: name, isLocal: local, occupants: occupants) {
         case .admit:

@@ -5,9 +5,15 @@ extension LineServer {
     /// Reads what `c` sent and hands its complete lines to the handler.
     func readLines(_ c: LineConnection, _ table: LineConnections, now: Int64, buffer: inout [UInt8], _ handler: (Event) -> Void) {
         // Hang-up or error while not reading: the client is gone, its replies with it.
-        guard c.readsInput else { table.drop(c, "client closed", handler); return }
+        guard c.readsInput else {
+            table.drop(c, "client closed", handler)
+            return
+        }
         let count = recv(c.descriptor, &buffer, buffer.count, 0)
-        if count < 0 && errno != EAGAIN && errno != EINTR { table.drop(c, "client closed", handler); return }
+        if count < 0 && errno != EAGAIN && errno != EINTR {
+            table.drop(c, "client closed", handler)
+            return
+        }
         if count == 0 {
             c.endInput()
         } else if count > 0 {
@@ -30,8 +36,9 @@ extension LineServer {
                 handler(.line(c.client, line))
                 applyRequests(to: table, handler)
             case .tooLong:
-                c.closeTelling(ProtocolError(.badArguments, command: "", "line longer than \(limits.maxLineBytes) bytes"),
-                               reason: "line too long")
+                c.closeTelling(
+                    ProtocolError(.badArguments, command: "", "line longer than \(limits.maxLineBytes) bytes"),
+                    reason: "line too long")
             }
         }
     }

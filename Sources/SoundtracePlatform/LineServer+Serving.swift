@@ -18,9 +18,12 @@ extension LineServer {
             table.dropFinished(handler)
 
             let order = table.all
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
+            ]
             fds += order.map {
-                pollfd(fd: $0.descriptor, events: ($0.readsInput ? Int16(POLLIN) : 0) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
+                pollfd(
+                    fd: $0.descriptor, events: ($0.readsInput ? Int16(POLLIN) : 0) | ($0.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0)
             }
             if poll(&fds, nfds_t(fds.count), table.pollTimeout(now: Self.milliseconds())) < 0 && errno != EINTR { continue }
 

@@ -73,7 +73,12 @@ public final class LineServer: @unchecked Sendable {
     /// so a mutex made earlier leaked when the address was refused (found by LeakSanitizer).
     private let lock: UnsafeMutablePointer<pthread_mutex_t>
     private var requests: [Request] = []
-    private enum Request { case send(Int, [UInt8]), close(Int), idleExempt(Int, Bool), stop }
+    private enum Request {
+        case send(Int, [UInt8])
+        case close(Int)
+        case idleExempt(Int, Bool)
+        case stop
+    }
 
     /// Binds and listens (`port` 0 picks a free port, reported in `port`).
     public convenience init(address: String, port: Int, limits: Limits = Limits(), greeting: String) throws(Failure) {
@@ -110,7 +115,9 @@ public final class LineServer: @unchecked Sendable {
         }
         var actual = sockaddr_storage()
         var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) } }
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+        }
         self.port = Int(UInt16(bigEndian: withUnsafeBytes(of: &actual) { $0.load(fromByteOffset: 2, as: UInt16.self) }))
         listener = fd
         lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

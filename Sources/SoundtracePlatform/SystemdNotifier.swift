@@ -21,7 +21,8 @@ public final class SystemdNotifier: @unchecked Sendable {
             watchdogIntervalMilliseconds = nil
         }
         guard let path = variables["NOTIFY_SOCKET"], !path.isEmpty,
-              path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            path.utf8.count < MemoryLayout.size(ofValue: address.sun_path)
+        else {
             descriptor = -1
             addressLength = 0
             return

@@ -11,8 +11,10 @@ public struct IdleFlags: OptionSet, Sendable, Hashable {
     public static let all: IdleFlags = [.state, .history, .favorites, .catalog]
 
     /// Subsystem names in protocol order, for `idle` arguments and `changed:` lines.
-    public static let names: [(String, IdleFlags)] = [("state", .state), ("history", .history),
-                                                       ("favorites", .favorites), ("catalog", .catalog)]
+    public static let names: [(String, IdleFlags)] = [
+        ("state", .state), ("history", .history),
+        ("favorites", .favorites), ("catalog", .catalog)
+    ]
 
     /// The flags named by `idle` arguments (none named: all), or the first unknown name.
     public static func parse(_ arguments: [String]) -> Result<IdleFlags, ProtocolError> {
@@ -20,7 +22,9 @@ public struct IdleFlags: OptionSet, Sendable, Hashable {
         var flags: IdleFlags = []
         for argument in arguments {
             guard let (_, flag) = names.first(where: { $0.0 == argument }) else {
-                return .failure(ProtocolError(.badArguments, command: "idle", "unknown subsystem \"\(argument)\"; use state, history, favorites or catalog"))
+                return .failure(
+                    ProtocolError(
+                        .badArguments, command: "idle", "unknown subsystem \"\(argument)\"; use state, history, favorites or catalog"))
             }
             flags.insert(flag)
         }

@@ -10,7 +10,8 @@ public struct ProtocolAck: Sendable, Equatable {
         guard line.hasPrefix("ACK [") else { return nil }
         let rest = line.dropFirst(5)
         guard let at = rest.firstIndex(of: "@"), let code = Int(rest[..<at]),
-              let close = rest[at...].firstIndex(of: "]") else { return nil }
+            let close = rest[at...].firstIndex(of: "]")
+        else { return nil }
         var after = rest[rest.index(after: close)...]
         guard after.hasPrefix(" {"), let brace = after.firstIndex(of: "}") else { return nil }
         command = String(after[after.index(after.startIndex, offsetBy: 2)..<brace])

@@ -10,7 +10,9 @@ public struct ProtocolRange: Sendable, Equatable {
         guard let text else { return .success(ProtocolRange(start: 0, end: maxPage)) }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         func bad() -> Result<ProtocolRange, ProtocolError> {
-            .failure(ProtocolError(.badArguments, command: command, "range \"\(text)\" should be START:END (e.g. 0:20), at most \(maxPage) records"))
+            .failure(
+                ProtocolError(
+                    .badArguments, command: command, "range \"\(text)\" should be START:END (e.g. 0:20), at most \(maxPage) records"))
         }
         guard parts.count == 2, let start = Int(parts[0]), start >= 0, start <= 1_000_000 else { return bad() }
         let end: Int

@@ -80,11 +80,16 @@ public struct ProtocolRequest: Sendable, Equatable {
             return .failure(.unknown(command: command))
         }
         guard permission >= entry.permission else {
-            return .failure(ProtocolError(.permission, command: command, "this connection may only read; present the token first (`token SECRET`)"))
+            return .failure(
+                ProtocolError(.permission, command: command, "this connection may only read; present the token first (`token SECRET`)"))
         }
         guard arguments.count >= entry.minArguments, arguments.count <= entry.maxArguments else {
-            let wanted = entry.minArguments == entry.maxArguments ? "\(entry.minArguments)" : "\(entry.minArguments) to \(entry.maxArguments)"
-            return .failure(ProtocolError(.badArguments, command: command, "\(command) takes \(wanted) argument\(entry.maxArguments == 1 ? "" : "s"), got \(arguments.count)"))
+            let wanted =
+                entry.minArguments == entry.maxArguments ? "\(entry.minArguments)" : "\(entry.minArguments) to \(entry.maxArguments)"
+            return .failure(
+                ProtocolError(
+                    .badArguments, command: command,
+                    "\(command) takes \(wanted) argument\(entry.maxArguments == 1 ? "" : "s"), got \(arguments.count)"))
         }
         return .success(entry)
     }

@@ -52,7 +52,8 @@ public final class FingerprintRecognizer: Recognizer {
             lastCheckFrame = matcher.framesHeard
             if verdict.isConfirmedBySignature, let reference = verdict.candidate {
                 if let last = lastConfirmation, last.reference == reference,
-                   abs(last.offsetFrames - verdict.offsetFrames) <= p.liveSameOffsetFrames {
+                    abs(last.offsetFrames - verdict.offsetFrames) <= p.liveSameOffsetFrames
+                {
                     confirmedTwice = true
                 }
                 lastConfirmation = (reference, verdict.offsetFrames)
@@ -62,14 +63,16 @@ public final class FingerprintRecognizer: Recognizer {
         }
         let reference = verdict.candidate.map { index -> ReferenceSummary in
             let audio = catalog.references[index].audio
-            return ReferenceSummary(id: audio.id, title: audio.title, creator: audio.creator, license: audio.license,
-                                    sourceFile: audio.sourceFile)
+            return ReferenceSummary(
+                id: audio.id, title: audio.title, creator: audio.creator, license: audio.license,
+                sourceFile: audio.sourceFile)
         }
-        return RecognizerSnapshot(isMatch: verdict.isMatch, reference: reference,
-                                  offsetMilliseconds: verdict.offsetFrames * p.hopSize * 1000 / p.sampleRate,
-                                  score: verdict.score, runnerUpScore: verdict.runnerUpScore, peaks: verdict.queryPeaks,
-                                  heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate,
-                                  confirmedTwice: confirmedTwice)
+        return RecognizerSnapshot(
+            isMatch: verdict.isMatch, reference: reference,
+            offsetMilliseconds: verdict.offsetFrames * p.hopSize * 1000 / p.sampleRate,
+            score: verdict.score, runnerUpScore: verdict.runnerUpScore, peaks: verdict.queryPeaks,
+            heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate,
+            confirmedTwice: confirmedTwice)
     }
 
     /// Everything behind the verdict on what was heard so far (see `QueryExplanation`).

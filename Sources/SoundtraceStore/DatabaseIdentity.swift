@@ -32,7 +32,11 @@ struct DatabaseIdentity {
             return .unusable(.corrupt(detail: "Soundtrace application id but schema version \(userVersion)"))
         }
         if applicationID == 0 && userVersion == 0 && schemaObjects == 0 { return .empty }
-        return .unusable(.foreign(detail: "an SQLite database of another application (application_id \(Self.hex(applicationID)), user_version \(userVersion), \(schemaObjects) schema objects)"))
+        return .unusable(
+            .foreign(
+                detail:
+                    "an SQLite database of another application (application_id \(Self.hex(applicationID)), user_version \(userVersion), \(schemaObjects) schema objects)"
+            ))
     }
 
     private static func hex(_ value: Int32) -> String {

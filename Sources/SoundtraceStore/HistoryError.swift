@@ -39,30 +39,41 @@ public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .invalidPath(path, problem):
-            return "cannot use '\(path)' as the history database: \(problem); set the history path to a file inside a writable folder, e.g. /var/lib/soundtrace/history.db"
+            return
+                "cannot use '\(path)' as the history database: \(problem); set the history path to a file inside a writable folder, e.g. /var/lib/soundtrace/history.db"
         case let .directoryMissing(path, directory):
-            return "cannot open history database \(path): the folder \(directory) does not exist; create it, owned by the soundtrace user (systemd StateDirectory=soundtrace does this), or set the history path to an existing folder"
+            return
+                "cannot open history database \(path): the folder \(directory) does not exist; create it, owned by the soundtrace user (systemd StateDirectory=soundtrace does this), or set the history path to an existing folder"
         case let .notADirectory(path, directory):
             return "cannot open history database \(path): \(directory) is not a folder; set the history path to a file inside a folder"
         case let .notAFile(path):
-            return "cannot open history database \(path): it is a folder or special file, not a database file; set the history path to a file name inside a writable folder"
+            return
+                "cannot open history database \(path): it is a folder or special file, not a database file; set the history path to a file name inside a writable folder"
         case let .readOnlyFileSystem(path, directory):
-            return "cannot write history database \(path): the folder \(directory) is on a read-only file system (EROFS); remount it read-write (a card is often remounted read-only after I/O errors: check dmesg), or set the history path to a folder on a writable file system (systemd StateDirectory=soundtrace gives /var/lib/soundtrace)"
+            return
+                "cannot write history database \(path): the folder \(directory) is on a read-only file system (EROFS); remount it read-write (a card is often remounted read-only after I/O errors: check dmesg), or set the history path to a folder on a writable file system (systemd StateDirectory=soundtrace gives /var/lib/soundtrace)"
         case let .permissionDenied(path, target):
-            return "cannot write history database \(path): \(target) is not writable by this user (EACCES); make it writable by the soundtrace user (systemd StateDirectory=soundtrace, or chown soundtrace: on the folder)"
+            return
+                "cannot write history database \(path): \(target) is not writable by this user (EACCES); make it writable by the soundtrace user (systemd StateDirectory=soundtrace, or chown soundtrace: on the folder)"
         case let .diskFull(path, cause):
             let detail = cause.map { " (\($0))" } ?? ""
-            return "cannot write history database \(path): the disk is full\(detail); free space on the file system holding \(Self.directory(of: path)); the failed operation stored nothing and earlier history is intact"
+            return
+                "cannot write history database \(path): the disk is full\(detail); free space on the file system holding \(Self.directory(of: path)); the failed operation stored nothing and earlier history is intact"
         case let .newerSchema(path, found, supported):
-            return "cannot open history database \(path): it has schema version \(found), but this soundtrace understands up to version \(supported) (was soundtrace downgraded?); install the newer soundtrace again, or move the file aside by hand to start a fresh history; the file was left untouched"
+            return
+                "cannot open history database \(path): it has schema version \(found), but this soundtrace understands up to version \(supported) (was soundtrace downgraded?); install the newer soundtrace again, or move the file aside by hand to start a fresh history; the file was left untouched"
         case let .migrationFailed(path, version, name, cause):
-            return "cannot upgrade history database \(path) to schema version \(version) (\(name)): \(cause); the upgrade was rolled back and the file is unchanged at version \(version - 1); report this, or move the file aside to start a fresh history"
+            return
+                "cannot upgrade history database \(path) to schema version \(version) (\(name)): \(cause); the upgrade was rolled back and the file is unchanged at version \(version - 1); report this, or move the file aside to start a fresh history"
         case let .cannotMoveAside(path, target, code):
-            return "history database \(path) is damaged or not ours and could not be moved aside to \(target): \(String(cString: strerror(code))) (errno \(code)); make the folder writable by the soundtrace user, or move the file away by hand"
+            return
+                "history database \(path) is damaged or not ours and could not be moved aside to \(target): \(String(cString: strerror(code))) (errno \(code)); make the folder writable by the soundtrace user, or move the file away by hand"
         case let .busy(path, cause):
-            return "history database \(path) stayed locked by another process for over \(HistoryLimits.busyTimeoutMilliseconds) ms (\(cause)); make sure only one soundtraced uses it"
+            return
+                "history database \(path) stayed locked by another process for over \(HistoryLimits.busyTimeoutMilliseconds) ms (\(cause)); make sure only one soundtraced uses it"
         case let .corrupt(path, cause):
-            return "history database \(path) is damaged (\(cause)); restart soundtraced: on open the damaged file is moved aside (kept, never deleted) and a fresh history started"
+            return
+                "history database \(path) is damaged (\(cause)); restart soundtraced: on open the damaged file is moved aside (kept, never deleted) and a fresh history started"
         case let .database(path, operation, cause):
             return "history database \(path): could not \(operation): \(cause); check the storage (dmesg shows I/O errors) and free space"
         case let .invalidInput(field, problem):

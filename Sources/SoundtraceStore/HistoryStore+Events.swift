@@ -14,7 +14,8 @@ extension HistoryStore {
             // The UNIQUE constraint on session_id is what guarantees one event per session, for
             // writers on any connection or process; DO NOTHING covers only that conflict, so any
             // other constraint violation still fails loudly.
-            let insert = try connection.prepare("""
+            let insert = try connection.prepare(
+                """
                 INSERT INTO event (session_id, reference_id, matched_at, offset_ms, score,
                                    title, creator, license, source_file, catalog_hash)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
@@ -149,12 +150,15 @@ extension HistoryStore {
         return try query.step() ? query.int64(0) : nil
     }
 
-    static let eventColumns = "id, session_id, reference_id, matched_at, offset_ms, score, title, creator, license, source_file, catalog_hash"
+    static let eventColumns =
+        "id, session_id, reference_id, matched_at, offset_ms, score, title, creator, license, source_file, catalog_hash"
 
     /// Metadata of the events with ids in `from…through`, in stored order, keyed by event id.
     private static func metadata(_ connection: SQLiteConnection, from: Int64, through: Int64)
-        throws(SQLiteCause) -> [Int64: [ReferenceSnapshot.MetadataEntry]] {
-        let query = try connection.prepare("""
+        throws(SQLiteCause) -> [Int64: [ReferenceSnapshot.MetadataEntry]]
+    {
+        let query = try connection.prepare(
+            """
             SELECT event_id, key, value FROM event_metadata
             WHERE event_id BETWEEN ?1 AND ?2 ORDER BY event_id, position
             """)
@@ -190,9 +194,11 @@ private struct EventRow {
     }
 
     func event(metadata: [ReferenceSnapshot.MetadataEntry]) -> RecognitionEvent {
-        RecognitionEvent(id: id, sessionId: sessionId, referenceId: referenceId, matchedAt: matchedAt,
-                         offsetMilliseconds: offset, score: Int(truncatingIfNeeded: score),
-                         snapshot: ReferenceSnapshot(title: title, creator: creator, license: license,
-                                                     sourceFile: sourceFile, metadata: metadata, catalogHash: catalogHash))
+        RecognitionEvent(
+            id: id, sessionId: sessionId, referenceId: referenceId, matchedAt: matchedAt,
+            offsetMilliseconds: offset, score: Int(truncatingIfNeeded: score),
+            snapshot: ReferenceSnapshot(
+                title: title, creator: creator, license: license,
+                sourceFile: sourceFile, metadata: metadata, catalogHash: catalogHash))
     }
 }

@@ -6,9 +6,10 @@ extension HistoryStore {
         try InputValidation.referenceId(referenceId)
         let now = clock.wallMilliseconds()
         return try write(on ? "favorite \(referenceId)" : "unfavorite \(referenceId)") { connection throws(SQLiteCause) -> Bool in
-            let statement = try connection.prepare(on
-                ? "INSERT INTO favorite (reference_id, favorited_at) VALUES (?1, ?2) ON CONFLICT (reference_id) DO NOTHING"
-                : "DELETE FROM favorite WHERE reference_id = ?1")
+            let statement = try connection.prepare(
+                on
+                    ? "INSERT INTO favorite (reference_id, favorited_at) VALUES (?1, ?2) ON CONFLICT (reference_id) DO NOTHING"
+                    : "DELETE FROM favorite WHERE reference_id = ?1")
             try statement.bind(1, referenceId)
             if on { try statement.bind(2, now) }
             try statement.run()

@@ -9,7 +9,8 @@ extension HistoryStore {
     /// full, or the file was written by a newer soundtrace: in those cases the file is fine and the
     /// fix is outside. `clock` gives unix milliseconds for stored times and moved-aside names.
     public static func open(path: String, clock: any TimeSource = SystemTime())
-        throws(HistoryError) -> (store: HistoryStore, report: OpenReport) {
+        throws(HistoryError) -> (store: HistoryStore, report: OpenReport)
+    {
         let location = try DatabaseLocation(path: path)
         try location.checkUsable()
         var movedAside: MovedAside?
@@ -24,27 +25,31 @@ extension HistoryStore {
             movedAside = try Quarantine.moveAside(location, reason: reason, now: clock.wallMilliseconds())
         case let .unreadable(code):
             if code == EACCES { throw .permissionDenied(path: path, target: "the file \(path)") }
-            throw .database(path: path, operation: "read the file's header",
-                            cause: SQLiteCause(code: SQLITE_CANTOPEN, message: "cannot read the file", systemErrno: code))
+            throw .database(
+                path: path, operation: "read the file's header",
+                cause: SQLiteCause(code: SQLITE_CANTOPEN, message: "cannot read the file", systemErrno: code))
         }
         // At most two attempts: if the first finds the file unusable it is moved aside, and the
         // second starts a fresh file, which cannot be unusable unless something else is writing there.
         for _ in 0..<2 {
             switch try attemptOpen(location, clock: clock) {
             case let .opened(store, fresh, upgradedFrom):
-                let report = OpenReport(path: path, createdFresh: fresh || movedAside != nil, movedAside: movedAside,
-                                        upgradedFrom: upgradedFrom, schemaVersion: Schema.currentVersion)
+                let report = OpenReport(
+                    path: path, createdFresh: fresh || movedAside != nil, movedAside: movedAside,
+                    upgradedFrom: upgradedFrom, schemaVersion: Schema.currentVersion)
                 return (store, report)
             case let .unusable(reason):
                 guard movedAside == nil else {
-                    throw .database(path: path, operation: "start a fresh history after moving the old file aside",
-                                    cause: SQLiteCause(code: SQLITE_ERROR, message: "the new file was unusable too: \(reason)"))
+                    throw .database(
+                        path: path, operation: "start a fresh history after moving the old file aside",
+                        cause: SQLiteCause(code: SQLITE_ERROR, message: "the new file was unusable too: \(reason)"))
                 }
                 movedAside = try Quarantine.moveAside(location, reason: reason, now: clock.wallMilliseconds())
             }
         }
-        throw .database(path: path, operation: "open the database",
-                        cause: SQLiteCause(code: SQLITE_ERROR, message: "the file kept changing while it was opened"))
+        throw .database(
+            path: path, operation: "open the database",
+            cause: SQLiteCause(code: SQLITE_ERROR, message: "the file kept changing while it was opened"))
     }
 
     /// The result of one attempt to open the file as it is now.
@@ -130,8 +135,10 @@ extension HistoryStore {
 
     /// Closes the connection after a failure: a damaged file is reported for moving aside, anything
     /// else becomes the error a person can act on.
-    private static func abandon(_ connection: SQLiteConnection, _ cause: SQLiteCause, path: String,
-                                operation: String) throws(HistoryError) -> Attempt {
+    private static func abandon(
+        _ connection: SQLiteConnection, _ cause: SQLiteCause, path: String,
+        operation: String
+    ) throws(HistoryError) -> Attempt {
         if cause.isCorruption {
             connection.closeLeavingFilesUntouched()
             return .unusable(.corrupt(detail: cause.description))

@@ -13,7 +13,8 @@ extension HistoryStore {
         try InputValidation.settingValue(key, value)
         let now = clock.wallMilliseconds()
         try write("save setting \(key.name)") { connection throws(SQLiteCause) in
-            let statement = try connection.prepare("""
+            let statement = try connection.prepare(
+                """
                 INSERT INTO setting (key, value, updated_at) VALUES (?1, ?2, ?3)
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
                 """)

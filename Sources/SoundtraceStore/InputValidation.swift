@@ -7,10 +7,15 @@ enum InputValidation {
             throw .invalidInput(field: "matchedAt", problem: "\(match.matchedAt) is not a unix time in milliseconds between 1970 and 9999")
         }
         guard HistoryLimits.offsetMilliseconds.contains(match.offsetMilliseconds) else {
-            throw .invalidInput(field: "offsetMilliseconds", problem: "\(match.offsetMilliseconds) ms is longer than any catalog recording (limit ±\(HistoryLimits.offsetMilliseconds.upperBound) ms)")
+            throw .invalidInput(
+                field: "offsetMilliseconds",
+                problem:
+                    "\(match.offsetMilliseconds) ms is longer than any catalog recording (limit ±\(HistoryLimits.offsetMilliseconds.upperBound) ms)"
+            )
         }
         guard HistoryLimits.score.contains(match.score) else {
-            throw .invalidInput(field: "score", problem: "\(match.score) is outside \(HistoryLimits.score.lowerBound)…\(HistoryLimits.score.upperBound)")
+            throw .invalidInput(
+                field: "score", problem: "\(match.score) is outside \(HistoryLimits.score.lowerBound)…\(HistoryLimits.score.upperBound)")
         }
         try snapshot(match.snapshot)
     }
@@ -21,7 +26,8 @@ enum InputValidation {
         try text("license", snapshot.license, length: HistoryLimits.licenseLength)
         try text("sourceFile", snapshot.sourceFile, length: HistoryLimits.sourceFileLength)
         guard snapshot.metadata.count <= HistoryLimits.maximumMetadataEntries else {
-            throw .invalidInput(field: "metadata", problem: "\(snapshot.metadata.count) entries; at most \(HistoryLimits.maximumMetadataEntries)")
+            throw .invalidInput(
+                field: "metadata", problem: "\(snapshot.metadata.count) entries; at most \(HistoryLimits.maximumMetadataEntries)")
         }
         for entry in snapshot.metadata {
             try text("metadata key", entry.key, length: HistoryLimits.metadataKeyLength)
@@ -33,23 +39,28 @@ enum InputValidation {
     static func sessionId(_ id: String) throws(HistoryError) {
         let scalars = id.unicodeScalars
         guard HistoryLimits.sessionIdLength.contains(scalars.count),
-              scalars.allSatisfy({ isASCIILetterOrDigit($0) || $0 == "-" || $0 == "_" || $0 == "." }) else {
-            throw .invalidInput(field: "sessionId", problem: "\(quoted(id)) must be 1–64 characters of ASCII letters, digits, '-', '_' and '.'")
+            scalars.allSatisfy({ isASCIILetterOrDigit($0) || $0 == "-" || $0 == "_" || $0 == "." })
+        else {
+            throw .invalidInput(
+                field: "sessionId", problem: "\(quoted(id)) must be 1–64 characters of ASCII letters, digits, '-', '_' and '.'")
         }
     }
 
     static func referenceId(_ id: String) throws(HistoryError) {
         let scalars = id.unicodeScalars
         guard HistoryLimits.referenceIdLength.contains(scalars.count), scalars.first != "-",
-              scalars.allSatisfy({ isLowercaseLetterOrDigit($0) || $0 == "-" }) else {
-            throw .invalidInput(field: "referenceId", problem: "\(quoted(id)) must be 3–64 characters of a–z, 0–9 and '-', not starting with '-'")
+            scalars.allSatisfy({ isLowercaseLetterOrDigit($0) || $0 == "-" })
+        else {
+            throw .invalidInput(
+                field: "referenceId", problem: "\(quoted(id)) must be 3–64 characters of a–z, 0–9 and '-', not starting with '-'")
         }
     }
 
     static func catalogHash(_ hash: String) throws(HistoryError) {
         let scalars = hash.unicodeScalars
         guard scalars.count == HistoryLimits.catalogHashLength,
-              scalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) }) else {
+            scalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) })
+        else {
             throw .invalidInput(field: "catalogHash", problem: "\(quoted(hash)) must be 64 lowercase hex digits (a SHA-256)")
         }
     }
@@ -57,8 +68,10 @@ enum InputValidation {
     static func settingKey(_ key: String) throws(HistoryError) {
         let scalars = key.unicodeScalars
         guard HistoryLimits.settingKeyLength.contains(scalars.count), let first = scalars.first, ("a"..."z").contains(first),
-              scalars.allSatisfy({ isLowercaseLetterOrDigit($0) || $0 == "-" || $0 == "." }) else {
-            throw .invalidInput(field: "setting key", problem: "\(quoted(key)) must be 1–64 characters of a–z, 0–9, '-' and '.', starting with a letter")
+            scalars.allSatisfy({ isLowercaseLetterOrDigit($0) || $0 == "-" || $0 == "." })
+        else {
+            throw .invalidInput(
+                field: "setting key", problem: "\(quoted(key)) must be 1–64 characters of a–z, 0–9, '-' and '.', starting with a letter")
         }
     }
 

@@ -14,8 +14,10 @@ public struct NewRecognition: Sendable, Equatable {
     public let snapshot: ReferenceSnapshot
 
     /// A recognition with the given fields; they are validated when recorded.
-    public init(sessionId: String, referenceId: String, matchedAt: Int64, offsetMilliseconds: Int64,
-                score: Int, snapshot: ReferenceSnapshot) {
+    public init(
+        sessionId: String, referenceId: String, matchedAt: Int64, offsetMilliseconds: Int64,
+        score: Int, snapshot: ReferenceSnapshot
+    ) {
         self.sessionId = sessionId
         self.referenceId = referenceId
         self.matchedAt = matchedAt

@@ -16,8 +16,10 @@ public struct RecognitionEvent: Sendable, Equatable, Identifiable {
     public let snapshot: ReferenceSnapshot
 
     /// An event with the given fields (the store creates these; public for tests and fakes).
-    public init(id: Int64, sessionId: String, referenceId: String, matchedAt: Int64,
-                offsetMilliseconds: Int64, score: Int, snapshot: ReferenceSnapshot) {
+    public init(
+        id: Int64, sessionId: String, referenceId: String, matchedAt: Int64,
+        offsetMilliseconds: Int64, score: Int, snapshot: ReferenceSnapshot
+    ) {
         self.id = id
         self.sessionId = sessionId
         self.referenceId = referenceId
@@ -29,8 +31,9 @@ public struct RecognitionEvent: Sendable, Equatable, Identifiable {
 
     /// The event as stored from `recognition` under `id`.
     init(id: Int64, recognition: NewRecognition) {
-        self.init(id: id, sessionId: recognition.sessionId, referenceId: recognition.referenceId,
-                  matchedAt: recognition.matchedAt, offsetMilliseconds: recognition.offsetMilliseconds,
-                  score: recognition.score, snapshot: recognition.snapshot)
+        self.init(
+            id: id, sessionId: recognition.sessionId, referenceId: recognition.referenceId,
+            matchedAt: recognition.matchedAt, offsetMilliseconds: recognition.offsetMilliseconds,
+            score: recognition.score, snapshot: recognition.snapshot)
     }
 }

@@ -29,8 +29,10 @@ public struct ReferenceSnapshot: Sendable, Equatable {
     public let catalogHash: String
 
     /// A snapshot with the given fields; they are validated when recorded.
-    public init(title: String, creator: String, license: String, sourceFile: String,
-                metadata: [MetadataEntry], catalogHash: String) {
+    public init(
+        title: String, creator: String, license: String, sourceFile: String,
+        metadata: [MetadataEntry], catalogHash: String
+    ) {
         self.title = title
         self.creator = creator
         self.license = license

@@ -22,9 +22,10 @@ final class SQLiteConnection {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
         let rc = sqlite3_open_v2(path, &raw, flags, nil)
         guard rc == SQLITE_OK, let opened = raw else {
-            let cause = SQLiteCause(code: rc,
-                                    message: raw.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc)),
-                                    systemErrno: raw.map { sqlite3_system_errno($0) } ?? 0)
+            let cause = SQLiteCause(
+                code: rc,
+                message: raw.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc)),
+                systemErrno: raw.map { sqlite3_system_errno($0) } ?? 0)
             sqlite3_close_v2(raw)
             throw cause
         }

@@ -20,7 +20,10 @@ struct Arguments {
                 positional.append(arg)
                 continue
             }
-            if arg == "--" { onlyPositional = true; continue }
+            if arg == "--" {
+                onlyPositional = true
+                continue
+            }
             var name = arg
             var inlineValue: String? = nil
             if let eq = arg.firstIndex(of: "=") {

@@ -8,26 +8,26 @@ import SoundtraceFingerprint
 /// lies there) and the manifest replaced atomically.
 struct CatalogAddCommand {
     static let usage = """
-    usage: soundtrace catalog add FILE --id ID --title TITLE --creator CREATOR --license SPDX
-                                  [--meta KEY=VALUE]... [--manifest PATH] [--catalog PATH] [--json]
+        usage: soundtrace catalog add FILE --id ID --title TITLE --creator CREATOR --license SPDX
+                                      [--meta KEY=VALUE]... [--manifest PATH] [--catalog PATH] [--json]
 
-    Adds a recording to the manifest. FILE is a WAV file (PCM 16/24/32-bit or float, mono or
-    stereo, 8-48 kHz) of at least 6 s. It is copied to audio/ID.wav beside the manifest unless it
-    already lies in the manifest's folder. Its sound is matched against the catalog file first: a
-    recording already in the catalog is refused. Then build, verify and install the catalog (the
-    command prints the steps).
+        Adds a recording to the manifest. FILE is a WAV file (PCM 16/24/32-bit or float, mono or
+        stereo, 8-48 kHz) of at least 6 s. It is copied to audio/ID.wav beside the manifest unless it
+        already lies in the manifest's folder. Its sound is matched against the catalog file first: a
+        recording already in the catalog is refused. Then build, verify and install the catalog (the
+        command prints the steps).
 
-    options:
-      --id ID           3-64 characters: lowercase a-z, 0-9 and '-'
-      --title TITLE     --creator CREATOR   shown with every match
-      --license SPDX    an SPDX licence identifier or expression, e.g. CC-BY-4.0; LicenseRef-NAME
-                        for terms of your own
-      --meta KEY=VALUE  extra metadata (repeatable)
-      --manifest PATH   the manifest (default: catalog/manifest.json)
-      --catalog PATH    the catalog file to check for duplicates (default: catalog/soundtrace.catalog)
-      --json            one JSON object on stdout
-      -h, --help        show this help
-    """
+        options:
+          --id ID           3-64 characters: lowercase a-z, 0-9 and '-'
+          --title TITLE     --creator CREATOR   shown with every match
+          --license SPDX    an SPDX licence identifier or expression, e.g. CC-BY-4.0; LicenseRef-NAME
+                            for terms of your own
+          --meta KEY=VALUE  extra metadata (repeatable)
+          --manifest PATH   the manifest (default: catalog/manifest.json)
+          --catalog PATH    the catalog file to check for duplicates (default: catalog/soundtrace.catalog)
+          --json            one JSON object on stdout
+          -h, --help        show this help
+        """
 
     /// Quieter than this (RMS, dBFS) is a silent or nearly silent file, not a recording to recognize.
     static let minimumLevelDecibels = -50.0
@@ -67,40 +67,55 @@ struct CatalogAddCommand {
         }
         let parsed: Arguments
         do {
-            parsed = try Arguments(rest, valueOptions: ["--id", "--title", "--creator", "--license", "--manifest", "--catalog"],
-                                   flagOptions: ["--json", "-h", "--help"])
+            parsed = try Arguments(
+                rest, valueOptions: ["--id", "--title", "--creator", "--license", "--manifest", "--catalog"],
+                flagOptions: ["--json", "-h", "--help"])
         } catch {
             return usageError("\(error)")
         }
-        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        if parsed.flag("-h") || parsed.flag("--help") {
+            console.print(Self.usage)
+            return .success
+        }
         guard parsed.positional.count == 1 else {
-            return usageError(parsed.positional.isEmpty ? "name the WAV file to add" : "one file at a time (got \(parsed.positional.count))")
+            return usageError(
+                parsed.positional.isEmpty ? "name the WAV file to add" : "one file at a time (got \(parsed.positional.count))")
         }
         var fields: [String: String] = [:]
         for name in ["--id", "--title", "--creator", "--license"] {
             guard let value = parsed.value(name) else { return usageError("\(name) is required") }
             fields[name] = value
         }
-        let request = Request(file: parsed.positional[0], id: fields["--id"]!, title: fields["--title"]!,
-                              creator: fields["--creator"]!, license: fields["--license"]!, metadata: metadata,
-                              manifestPath: parsed.value("--manifest") ?? "catalog/manifest.json",
-                              catalogPath: parsed.value("--catalog") ?? "catalog/soundtrace.catalog")
+        let request = Request(
+            file: parsed.positional[0], id: fields["--id"]!, title: fields["--title"]!,
+            creator: fields["--creator"]!, license: fields["--license"]!, metadata: metadata,
+            manifestPath: parsed.value("--manifest") ?? "catalog/manifest.json",
+            catalogPath: parsed.value("--catalog") ?? "catalog/soundtrace.catalog")
         switch add(request) {
         case let .success(done):
             if parsed.flag("--json") {
-                console.print(Text.jsonObject([
-                    ("added", Text.json(request.id)), ("manifest", Text.json(request.manifestPath)),
-                    ("sourceFile", Text.json(done.sourceFile)), ("copied", done.copied ? "true" : "false"),
-                    ("seconds", Text.seconds(done.seconds)), ("references", String(done.references)),
-                    ("duplicateCheck", Text.json(done.duplicateCheck)),
-                    ("nextSteps", "[" + CatalogEditSteps.lines(manifest: request.manifestPath, catalog: request.catalogPath)
-                        .map(Text.json).joined(separator: ", ") + "]"),
-                ]))
+                console.print(
+                    Text.jsonObject([
+                        ("added", Text.json(request.id)), ("manifest", Text.json(request.manifestPath)),
+                        ("sourceFile", Text.json(done.sourceFile)), ("copied", done.copied ? "true" : "false"),
+                        ("seconds", Text.seconds(done.seconds)), ("references", String(done.references)),
+                        ("duplicateCheck", Text.json(done.duplicateCheck)),
+                        (
+                            "nextSteps",
+                            "["
+                                + CatalogEditSteps.lines(manifest: request.manifestPath, catalog: request.catalogPath)
+                                .map(Text.json).joined(separator: ", ") + "]"
+                        )
+                    ]))
             } else {
-                console.print("added \(request.id) to \(request.manifestPath) (\(done.references) references): \(done.sourceFile), \(Text.seconds(done.seconds)) s\(done.copied ? " (copied)" : "")")
+                console.print(
+                    "added \(request.id) to \(request.manifestPath) (\(done.references) references): \(done.sourceFile), \(Text.seconds(done.seconds)) s\(done.copied ? " (copied)" : "")"
+                )
                 console.print(done.duplicateCheck)
-                console.print("next:\n" + CatalogEditSteps.lines(manifest: request.manifestPath, catalog: request.catalogPath)
-                    .map { "  " + $0 }.joined(separator: "\n"))
+                console.print(
+                    "next:\n"
+                        + CatalogEditSteps.lines(manifest: request.manifestPath, catalog: request.catalogPath)
+                        .map { "  " + $0 }.joined(separator: "\n"))
             }
             return .success
         case let .failure(problem):
@@ -136,7 +151,11 @@ struct CatalogAddCommand {
             return .failure(Problem(message: "--license: \(licenceProblem)"))
         }
         if manifest.references.contains(where: { $0.id == r.id }) {
-            return .failure(Problem(message: "the manifest already has a reference '\(r.id)'; choose another --id (or `soundtrace catalog remove \(r.id)` first)"))
+            return .failure(
+                Problem(
+                    message:
+                        "the manifest already has a reference '\(r.id)'; choose another --id (or `soundtrace catalog remove \(r.id)` first)"
+                ))
         }
         let parameters = EngineParameters()
         let loaded: RecordingLoader.Loaded
@@ -147,11 +166,19 @@ struct CatalogAddCommand {
         }
         let audio = loaded.audio
         guard audio.samples.count >= CatalogBuildCommand.minimumSeconds * parameters.sampleRate else {
-            return .failure(Problem(message: "\(r.file) lasts \(Text.seconds(audio.durationSeconds)) s; a catalog recording must last at least \(CatalogBuildCommand.minimumSeconds) s to be recognized and verified"))
+            return .failure(
+                Problem(
+                    message:
+                        "\(r.file) lasts \(Text.seconds(audio.durationSeconds)) s; a catalog recording must last at least \(CatalogBuildCommand.minimumSeconds) s to be recognized and verified"
+                ))
         }
         let level = Self.rmsDecibels(audio.samples)
         guard level >= Self.minimumLevelDecibels else {
-            return .failure(Problem(message: "\(r.file) is nearly silent (\(Text.oneDecimal(level)) dBFS RMS; at least \(Int(Self.minimumLevelDecibels)) dBFS is needed): is it the right file?"))
+            return .failure(
+                Problem(
+                    message:
+                        "\(r.file) is nearly silent (\(Text.oneDecimal(level)) dBFS RMS; at least \(Int(Self.minimumLevelDecibels)) dBFS is needed): is it the right file?"
+                ))
         }
         let duplicateCheck: String
         switch checkNotInCatalog(audio, sha256: loaded.sourceSHA256, file: r.file, catalogPath: r.catalogPath) {
@@ -172,7 +199,8 @@ struct CatalogAddCommand {
                 return .failure(Problem(message: "\(copyTo!) already exists; move it away or add that file instead"))
             }
         }
-        let entry = ReferenceAudio(id: r.id, title: r.title, creator: r.creator, license: r.license, sourceFile: sourceFile, metadata: r.metadata)
+        let entry = ReferenceAudio(
+            id: r.id, title: r.title, creator: r.creator, license: r.license, sourceFile: sourceFile, metadata: r.metadata)
         let text = ManifestWriter.text(version: manifest.version, references: manifest.references + [entry])
         // Validate every field before copying anything.
         do {
@@ -190,8 +218,10 @@ struct CatalogAddCommand {
         }
         do {
             let written = try ManifestWriter.write(text, to: r.manifestPath)
-            return .success(Done(sourceFile: sourceFile, copied: copyTo != nil, seconds: audio.durationSeconds,
-                                 references: written.references.count, duplicateCheck: duplicateCheck))
+            return .success(
+                Done(
+                    sourceFile: sourceFile, copied: copyTo != nil, seconds: audio.durationSeconds,
+                    references: written.references.count, duplicateCheck: duplicateCheck))
         } catch {
             if let copyTo { unlink(copyTo) }
             return .failure(Problem(message: "\(error)"))
@@ -217,10 +247,16 @@ struct CatalogAddCommand {
         for share in [1, 2, 3] {
             let start = max(0, min(audio.samples.count - length, audio.samples.count * share / 4 - length / 2))
             let excerpt = PCMAudio(sampleRate: rate, samples: Array(audio.samples[start..<min(audio.samples.count, start + length)]))
-            guard let verdict = try? FileMatching.match(excerpt, catalog: catalog), verdict.isMatch, let index = verdict.candidate else { continue }
+            guard let verdict = try? FileMatching.match(excerpt, catalog: catalog), verdict.isMatch, let index = verdict.candidate else {
+                continue
+            }
             let existing = catalog.references[index].audio
             let at = catalog.parameters.seconds(forFrames: verdict.offsetFrames)
-            return .failure(Problem(message: "\(file) sounds like catalog recording '\(existing.id)' (\(existing.title)): its excerpt at \(Text.seconds(Double(start) / Double(rate))) s matched it at \(Text.seconds(at)) s; a catalog holds each recording once"))
+            return .failure(
+                Problem(
+                    message:
+                        "\(file) sounds like catalog recording '\(existing.id)' (\(existing.title)): its excerpt at \(Text.seconds(Double(start) / Double(rate))) s matched it at \(Text.seconds(at)) s; a catalog holds each recording once"
+                ))
         }
         return .success("not in \(catalogPath): 3 excerpts matched none of its \(catalog.references.count) recordings")
     }
@@ -236,8 +272,10 @@ struct CatalogAddCommand {
 /// What to do after the manifest changed: the same steps for add and remove.
 enum CatalogEditSteps {
     static func lines(manifest: String, catalog: String) -> [String] {
-        ["soundtrace catalog build --manifest \(manifest) --out \(catalog)",
-         "soundtrace catalog verify --catalog \(catalog)",
-         "install it where soundtraced reads it (e.g. sudo install -m 0644 \(catalog) /usr/share/soundtrace/soundtrace.catalog), then: sudo systemctl reload soundtraced"]
+        [
+            "soundtrace catalog build --manifest \(manifest) --out \(catalog)",
+            "soundtrace catalog verify --catalog \(catalog)",
+            "install it where soundtraced reads it (e.g. sudo install -m 0644 \(catalog) /usr/share/soundtrace/soundtrace.catalog), then: sudo systemctl reload soundtraced"
+        ]
     }
 }

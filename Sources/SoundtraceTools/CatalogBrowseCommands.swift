@@ -3,36 +3,40 @@ import SoundtraceFingerprint
 /// `soundtrace catalog list` and `soundtrace catalog show ID`: the offline catalog browser.
 struct CatalogBrowseCommands {
     static let listUsage = """
-    usage: soundtrace catalog list [--catalog PATH]
+        usage: soundtrace catalog list [--catalog PATH]
 
-    Lists the recordings in the catalog file: id, duration, title and creator.
+        Lists the recordings in the catalog file: id, duration, title and creator.
 
-    options:
-      --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
-      -h, --help        show this help
-    """
+        options:
+          --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
+          -h, --help        show this help
+        """
 
     static let showUsage = """
-    usage: soundtrace catalog show [--catalog PATH] ID
+        usage: soundtrace catalog show [--catalog PATH] ID
 
-    Shows everything the catalog file holds about one recording.
+        Shows everything the catalog file holds about one recording.
 
-    options:
-      --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
-      -h, --help        show this help
-    """
+        options:
+          --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
+          -h, --help        show this help
+        """
 
     let console: Console
 
     func list(_ args: [String]) -> ExitCode {
         guard let parsed = parse(args, usage: Self.listUsage, command: "catalog list") else { return .usage }
-        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.listUsage); return .success }
+        if parsed.flag("-h") || parsed.flag("--help") {
+            console.print(Self.listUsage)
+            return .success
+        }
         guard parsed.positional.isEmpty else {
             console.error("soundtrace catalog list: unexpected argument \(parsed.positional[0])\n\n\(Self.listUsage)")
             return .usage
         }
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "catalog list", console: console) else { return .inputError }
-        console.print("catalog version \(catalog.manifest.version), \(catalog.references.count) recordings, sha256 \(catalog.manifest.hash)")
+        console.print(
+            "catalog version \(catalog.manifest.version), \(catalog.references.count) recordings, sha256 \(catalog.manifest.hash)")
         for reference in catalog.references {
             let a = reference.audio
             console.print("\(a.id)  \(duration(reference, catalog))  \"\(a.title)\" by \(a.creator)")
@@ -42,7 +46,10 @@ struct CatalogBrowseCommands {
 
     func show(_ args: [String]) -> ExitCode {
         guard let parsed = parse(args, usage: Self.showUsage, command: "catalog show") else { return .usage }
-        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.showUsage); return .success }
+        if parsed.flag("-h") || parsed.flag("--help") {
+            console.print(Self.showUsage)
+            return .success
+        }
         guard parsed.positional.count == 1 else {
             console.error("soundtrace catalog show: name exactly one recording id (see: soundtrace catalog list)\n\n\(Self.showUsage)")
             return .usage

@@ -3,16 +3,16 @@ import SoundtraceFingerprint
 /// `soundtrace catalog build`: owned recordings + manifest → one catalog file, reproducibly.
 struct CatalogBuildCommand {
     static let usage = """
-    usage: soundtrace catalog build [--manifest PATH] [--out PATH]
+        usage: soundtrace catalog build [--manifest PATH] [--out PATH]
 
-    Builds the catalog file from the manifest and the recordings it names. Building twice, or on
-    another machine, gives a byte-identical file.
+        Builds the catalog file from the manifest and the recordings it names. Building twice, or on
+        another machine, gives a byte-identical file.
 
-    options:
-      --manifest PATH   the manifest (default: catalog/manifest.json)
-      --out PATH        the catalog file to write (default: catalog/soundtrace.catalog)
-      -h, --help        show this help
-    """
+        options:
+          --manifest PATH   the manifest (default: catalog/manifest.json)
+          --out PATH        the catalog file to write (default: catalog/soundtrace.catalog)
+          -h, --help        show this help
+        """
 
     /// Shorter recordings could neither be recognized reliably nor verified by `catalog verify`.
     static let minimumSeconds = 6
@@ -27,7 +27,10 @@ struct CatalogBuildCommand {
             console.error("soundtrace catalog build: \(error)\n\n\(Self.usage)")
             return .usage
         }
-        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        if parsed.flag("-h") || parsed.flag("--help") {
+            console.print(Self.usage)
+            return .success
+        }
         guard parsed.positional.isEmpty else {
             console.error("soundtrace catalog build: unexpected argument \(parsed.positional[0])\n\n\(Self.usage)")
             return .usage
@@ -54,7 +57,9 @@ struct CatalogBuildCommand {
                 let loaded = try RecordingLoader.load(path: path, parameters: parameters, checksum: true)
                 guard loaded.audio.samples.count >= Self.minimumSeconds * parameters.sampleRate else {
                     console.endProgress()
-                    console.error("soundtrace catalog build: reference '\(reference.id)': \(path) lasts \(Text.seconds(loaded.audio.durationSeconds)) s; a catalog recording must last at least \(Self.minimumSeconds) s to be recognized and verified")
+                    console.error(
+                        "soundtrace catalog build: reference '\(reference.id)': \(path) lasts \(Text.seconds(loaded.audio.durationSeconds)) s; a catalog recording must last at least \(Self.minimumSeconds) s to be recognized and verified"
+                    )
                     return .inputError
                 }
                 let input = CatalogBuilder.Input(audio: reference, samples: loaded.audio, sourceSHA256: loaded.sourceSHA256)
@@ -75,7 +80,8 @@ struct CatalogBuildCommand {
             let catalog = try CatalogFile.decode(bytes, path: outPath, parameters: parameters)
             let seconds = inputs.reduce(0.0) { $0 + $1.samples.durationSeconds }
             let landmarks = results.reduce(0) { $0 + $1.landmarks.count }
-            console.print("built \(outPath): \(total) references, \(Text.seconds(seconds)) s of audio, \(landmarks) landmarks, \(bytes.count) bytes")
+            console.print(
+                "built \(outPath): \(total) references, \(Text.seconds(seconds)) s of audio, \(landmarks) landmarks, \(bytes.count) bytes")
             console.print("catalog version \(manifest.version), sha256 \(catalog.manifest.hash)")
             return .success
         } catch {

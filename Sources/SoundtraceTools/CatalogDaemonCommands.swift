@@ -4,20 +4,20 @@ enum CatalogDaemonCommands {
     static let catalog = DaemonCommand(
         name: "catalog",
         summary: """
-        With no subcommand, or with a range such as 0:20, asks soundtraced for the references of
-        the catalog it has loaded, in catalog order: a page START:END (at most 100; default 0:100).
-        Works without a microphone. The subcommands below work on files instead.
-        """,
+            With no subcommand, or with a range such as 0:20, asks soundtraced for the references of
+            the catalog it has loaded, in catalog order: a page START:END (at most 100; default 0:100).
+            Works without a microphone. The subcommands below work on files instead.
+            """,
         argument: .optionalRange,
         jsonHelp: "one JSON object: references, an array of {referenceId, title, creator, license, durationSeconds}",
         details: """
-        offline subcommands (read the catalog file here; no daemon needed):
-          soundtrace catalog build     build the catalog file from catalog/manifest.json and its recordings
-          soundtrace catalog verify    check the catalog file and that every recording matches itself
-          soundtrace catalog list      list the recordings in the catalog file
-          soundtrace catalog show ID   show one recording's metadata from the catalog file
-        Run `soundtrace catalog SUBCOMMAND --help` for their options.
-        """,
+            offline subcommands (read the catalog file here; no daemon needed):
+              soundtrace catalog build     build the catalog file from catalog/manifest.json and its recordings
+              soundtrace catalog verify    check the catalog file and that every recording matches itself
+              soundtrace catalog list      list the recordings in the catalog file
+              soundtrace catalog show ID   show one recording's metadata from the catalog file
+            Run `soundtrace catalog SUBCOMMAND --help` for their options.
+            """,
         body: runCatalog)
 
     static let reference = DaemonCommand(
@@ -39,8 +39,10 @@ enum CatalogDaemonCommands {
         if c.json {
             c.console.print(ReplyJSON.list("references", records))
         } else if records.isEmpty {
-            c.console.print(c.arguments.isEmpty ? "The daemon's catalog has no references — see `soundtrace guide` to add recordings."
-                                                : "No references in \(c.arguments[0]); the catalog is shorter.")
+            c.console.print(
+                c.arguments.isEmpty
+                    ? "The daemon's catalog has no references — see `soundtrace guide` to add recordings."
+                    : "No references in \(c.arguments[0]); the catalog is shorter.")
         } else {
             let width = (records.compactMap { $0.value("reference")?.count }.max() ?? 0) + 2
             for r in records {

@@ -5,17 +5,17 @@ import SoundtraceFingerprint
 /// place): the command says where it is.
 struct CatalogRemoveCommand {
     static let usage = """
-    usage: soundtrace catalog remove ID [--manifest PATH] [--catalog PATH] [--json]
+        usage: soundtrace catalog remove ID [--manifest PATH] [--catalog PATH] [--json]
 
-    Removes a recording from the manifest (its audio file is kept). Then build, verify and install
-    the catalog (the command prints the steps).
+        Removes a recording from the manifest (its audio file is kept). Then build, verify and install
+        the catalog (the command prints the steps).
 
-    options:
-      --manifest PATH   the manifest (default: catalog/manifest.json)
-      --catalog PATH    the catalog file the printed steps build (default: catalog/soundtrace.catalog)
-      --json            one JSON object on stdout
-      -h, --help        show this help
-    """
+        options:
+          --manifest PATH   the manifest (default: catalog/manifest.json)
+          --catalog PATH    the catalog file the printed steps build (default: catalog/soundtrace.catalog)
+          --json            one JSON object on stdout
+          -h, --help        show this help
+        """
 
     let console: Console
 
@@ -27,9 +27,13 @@ struct CatalogRemoveCommand {
             console.error("soundtrace catalog remove: \(error)\n\n\(Self.usage)")
             return .usage
         }
-        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        if parsed.flag("-h") || parsed.flag("--help") {
+            console.print(Self.usage)
+            return .success
+        }
         guard parsed.positional.count == 1 else {
-            let problem = parsed.positional.isEmpty ? "name the reference to remove" : "one reference at a time (got \(parsed.positional.count))"
+            let problem =
+                parsed.positional.isEmpty ? "name the reference to remove" : "one reference at a time (got \(parsed.positional.count))"
             console.error("soundtrace catalog remove: \(problem)\n\n\(Self.usage)")
             return .usage
         }
@@ -48,7 +52,8 @@ struct CatalogRemoveCommand {
         }
         guard let removed = manifest.references.first(where: { $0.id == id }) else {
             let known = manifest.references.map(\.id).sorted()
-            return fail("the manifest has no reference '\(id)'; it has \(known.prefix(10).joined(separator: ", "))\(known.count > 10 ? ", …" : "")")
+            return fail(
+                "the manifest has no reference '\(id)'; it has \(known.prefix(10).joined(separator: ", "))\(known.count > 10 ? ", …" : "")")
         }
         guard manifest.references.count > 1 else {
             return fail("'\(id)' is the manifest's only reference, and a catalog needs at least one; add another first")
@@ -63,11 +68,12 @@ struct CatalogRemoveCommand {
         let kept = FileSystem.join(manifest.folder, removed.sourceFile)
         let steps = CatalogEditSteps.lines(manifest: manifestPath, catalog: catalogPath)
         if parsed.flag("--json") {
-            console.print(Text.jsonObject([
-                ("removed", Text.json(id)), ("manifest", Text.json(manifestPath)), ("keptFile", Text.json(kept)),
-                ("references", String(written.references.count)),
-                ("nextSteps", "[" + steps.map(Text.json).joined(separator: ", ") + "]"),
-            ]))
+            console.print(
+                Text.jsonObject([
+                    ("removed", Text.json(id)), ("manifest", Text.json(manifestPath)), ("keptFile", Text.json(kept)),
+                    ("references", String(written.references.count)),
+                    ("nextSteps", "[" + steps.map(Text.json).joined(separator: ", ") + "]")
+                ]))
         } else {
             console.print("removed \(id) from \(manifestPath) (\(written.references.count) references left); its audio stays at \(kept)")
             console.print("next:\n" + steps.map { "  " + $0 }.joined(separator: "\n"))

@@ -4,21 +4,21 @@ import SoundtraceFingerprint
 /// matches itself at several offsets with the right offset.
 struct CatalogVerifyCommand {
     static let usage = """
-    usage: soundtrace catalog verify [--catalog PATH] [--audio-root DIR]
+        usage: soundtrace catalog verify [--catalog PATH] [--audio-root DIR]
 
-    Reloads the catalog, checks its content hash and format, checks that each source recording is
-    the one that was indexed (SHA-256), and matches excerpts of every recording at several offsets,
-    which must name that recording at the right offset.
+        Reloads the catalog, checks its content hash and format, checks that each source recording is
+        the one that was indexed (SHA-256), and matches excerpts of every recording at several offsets,
+        which must name that recording at the right offset.
 
-    options:
-      --catalog PATH     the catalog file (default: catalog/soundtrace.catalog)
-      --audio-root DIR   the folder the recordings' sourceFile paths are relative to
-                         (default: the catalog file's folder)
-      -h, --help         show this help
+        options:
+          --catalog PATH     the catalog file (default: catalog/soundtrace.catalog)
+          --audio-root DIR   the folder the recordings' sourceFile paths are relative to
+                             (default: the catalog file's folder)
+          -h, --help         show this help
 
-    exit status: 0 when everything checks out, 1 when a check failed, 2 for a wrong command line,
-    3 when the catalog could not be loaded.
-    """
+        exit status: 0 when everything checks out, 1 when a check failed, 2 for a wrong command line,
+        3 when the catalog could not be loaded.
+        """
 
     /// Excerpt length and where excerpts start, in percent of each recording.
     static let excerptSeconds = 5
@@ -36,14 +36,18 @@ struct CatalogVerifyCommand {
             console.error("soundtrace catalog verify: \(error)\n\n\(Self.usage)")
             return .usage
         }
-        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        if parsed.flag("-h") || parsed.flag("--help") {
+            console.print(Self.usage)
+            return .success
+        }
         guard parsed.positional.isEmpty else {
             console.error("soundtrace catalog verify: unexpected argument \(parsed.positional[0])\n\n\(Self.usage)")
             return .usage
         }
         let path = parsed.value("--catalog") ?? defaultCatalogPath
         guard let catalog = loadCatalog(path, command: "catalog verify", console: console) else { return .inputError }
-        console.print("catalog \(path): format and content hash ok (sha256 \(catalog.manifest.hash)), \(catalog.references.count) recordings")
+        console.print(
+            "catalog \(path): format and content hash ok (sha256 \(catalog.manifest.hash)), \(catalog.references.count) recordings")
         let root = parsed.value("--audio-root") ?? FileSystem.directory(of: path)
         var failures = 0
         for (index, reference) in catalog.references.enumerated() {
@@ -91,7 +95,8 @@ struct CatalogVerifyCommand {
             let expected = Double(start) / Double(p.sampleRate)
             guard verdict.isMatch, verdict.candidate == index else {
                 let other = verdict.candidate.map { catalog.references[$0].audio.id } ?? "nothing"
-                return "excerpt at \(Text.seconds(expected)) s gave \(verdict.isMatch ? "a match of \(other)" : "no match") (score \(verdict.score))"
+                return
+                    "excerpt at \(Text.seconds(expected)) s gave \(verdict.isMatch ? "a match of \(other)" : "no match") (score \(verdict.score))"
             }
             let found = p.seconds(forFrames: verdict.offsetFrames)
             let tolerance = p.seconds(forFrames: 2)

@@ -20,8 +20,10 @@ public struct ClientEnvironment: Sendable {
     var limits = ProtocolClient.Limits()
 
     /// An environment given piece by piece (tests); `process()` reads the running process's.
-    public init(variables: [String: String], standardInputIsTerminal: Bool, standardOutputIsTerminal: Bool,
-                readAnswer: @escaping @Sendable () -> String?, clock: any TimeSource) {
+    public init(
+        variables: [String: String], standardInputIsTerminal: Bool, standardOutputIsTerminal: Bool,
+        readAnswer: @escaping @Sendable () -> String?, clock: any TimeSource
+    ) {
         self.variables = variables
         self.standardInputIsTerminal = standardInputIsTerminal
         self.standardOutputIsTerminal = standardOutputIsTerminal
@@ -40,10 +42,11 @@ public struct ClientEnvironment: Sendable {
             }
             cursor += 1
         }
-        return ClientEnvironment(variables: variables, standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
-                                 standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1,
-                                 readAnswer: { readLine(strippingNewline: true) },
-                                 clock: SystemTime())
+        return ClientEnvironment(
+            variables: variables, standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
+            standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1,
+            readAnswer: { readLine(strippingNewline: true) },
+            clock: SystemTime())
     }
 
     /// Colour is for a person at a terminal who has not opted out (https://no-color.org: any

@@ -16,9 +16,10 @@ public final class Console: @unchecked Sendable {
 
     /// The process's own standard output and error.
     public static func standard() -> Console {
-        Console(isInteractive: isatty(STDERR_FILENO) == 1,
-                out: { write($0, to: STDOUT_FILENO) },
-                err: { write($0, to: STDERR_FILENO) })
+        Console(
+            isInteractive: isatty(STDERR_FILENO) == 1,
+            out: { write($0, to: STDOUT_FILENO) },
+            err: { write($0, to: STDERR_FILENO) })
     }
 
     /// All of `text`, across partial writes and signals. A reader that went away (a closed pipe)

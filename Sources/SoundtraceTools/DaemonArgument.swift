@@ -47,7 +47,9 @@ enum DaemonArgument {
             guard positional.count == 1 else { return fail("name exactly one reference id (the ids `soundtrace catalog` lists)") }
             let text = positional[0]
             guard ReferenceAudio.isValidID(text) else {
-                return fail("a reference id is 3–64 lower-case letters, digits and hyphens such as harbor-lights (see `soundtrace catalog`), not '\(text)'")
+                return fail(
+                    "a reference id is 3–64 lower-case letters, digits and hyphens such as harbor-lights (see `soundtrace catalog`), not '\(text)'"
+                )
             }
             return .success([text])
         case .session:

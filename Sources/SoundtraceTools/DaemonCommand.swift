@@ -20,18 +20,18 @@ struct DaemonCommand: Sendable {
     var usage: String {
         let flagSynopsis = flags.map { " [\($0.name)]" }.joined()
         var text = """
-        usage: soundtrace \(name) [--host HOST] [--port N] [--token-file PATH] [--json]\(flagSynopsis)\(argument.synopsis)
+            usage: soundtrace \(name) [--host HOST] [--port N] [--token-file PATH] [--json]\(flagSynopsis)\(argument.synopsis)
 
-        \(summary)
+            \(summary)
 
-        options:
-          --host HOST        soundtraced's host name or address (default 127.0.0.1, env SOUNDTRACE_HOST)
-          --port N           its TCP port (default 6680, env SOUNDTRACE_PORT)
-          --token-file PATH  send the LAN token in PATH to gain control (or env SOUNDTRACE_TOKEN with the
-                             token itself, or env SOUNDTRACE_TOKEN_FILE)
-          --json             \(jsonHelp)
+            options:
+              --host HOST        soundtraced's host name or address (default 127.0.0.1, env SOUNDTRACE_HOST)
+              --port N           its TCP port (default 6680, env SOUNDTRACE_PORT)
+              --token-file PATH  send the LAN token in PATH to gain control (or env SOUNDTRACE_TOKEN with the
+                                 token itself, or env SOUNDTRACE_TOKEN_FILE)
+              --json             \(jsonHelp)
 
-        """
+            """
         for flag in flags { text += "  \(flag.name.padding(19))\(flag.help)\n" }
         text += "  -h, --help         show this help"
         if !details.isEmpty { text += "\n\n" + details }
@@ -44,16 +44,21 @@ struct DaemonCommand: Sendable {
         let parsed: Arguments
         let arguments: [String]
         do {
-            parsed = try Arguments(args, valueOptions: DaemonOptions.valueOptions,
-                                   flagOptions: Set(["--json", "-h", "--help"] + flags.map(\.name)))
-            if parsed.flag("-h") || parsed.flag("--help") { console.print(usage); return .success }
+            parsed = try Arguments(
+                args, valueOptions: DaemonOptions.valueOptions,
+                flagOptions: Set(["--json", "-h", "--help"] + flags.map(\.name)))
+            if parsed.flag("-h") || parsed.flag("--help") {
+                console.print(usage)
+                return .success
+            }
             arguments = try argument.validate(parsed.positional).get()
             options = try DaemonOptions(parsed, environment: environment)
         } catch {
             return usageError("\(error)", console: console)
         }
-        let context = DaemonContext(command: self, console: console, environment: environment, options: options,
-                                    arguments: arguments, flags: Set(flags.map(\.name).filter(parsed.flag)))
+        let context = DaemonContext(
+            command: self, console: console, environment: environment, options: options,
+            arguments: arguments, flags: Set(flags.map(\.name).filter(parsed.flag)))
         do {
             return try body(context)
         } catch {

@@ -54,7 +54,9 @@ struct DaemonOptions {
 
     private static func port(_ text: String, from source: String) throws(Arguments.UsageError) -> Int {
         guard text.allSatisfy(\.isASCII), let port = Int(text), text.first != "+", (1...65535).contains(port) else {
-            throw .init(description: "\(source) needs a port number from 1 to 65535 (soundtraced listens on \(defaultPort) by default), not '\(text)'")
+            throw .init(
+                description:
+                    "\(source) needs a port number from 1 to 65535 (soundtraced listens on \(defaultPort) by default), not '\(text)'")
         }
         return port
     }
@@ -92,13 +94,15 @@ struct DaemonOptions {
         }
         let firstLine = text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
         let secret = firstLine.trimmingBlanks()
-        guard !secret.isEmpty else { throw .init(description: "\(source): token file \(path) is empty; put the daemon's token on its first line") }
+        guard !secret.isEmpty else {
+            throw .init(description: "\(source): token file \(path) is empty; put the daemon's token on its first line")
+        }
         return try token(secret, from: source)
     }
 }
 
-private extension Substring {
-    func trimmingBlanks() -> String {
+extension Substring {
+    fileprivate func trimmingBlanks() -> String {
         let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
         return String(drop(while: isBlank).reversed().drop(while: isBlank).reversed())
     }

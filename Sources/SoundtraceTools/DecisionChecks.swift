@@ -17,30 +17,40 @@ enum DecisionChecks {
         let ratio = Double(p.minRatioOverRunnerUpQ8) / 256
         let chanceRatio = Double(p.minRatioOverChanceQ8) / 256
         var checks: [DecisionCheck] = [
-            DecisionCheck(name: "aligned landmark hits", value: "\(v.score)", bar: "at least \(p.minAlignedHits)",
-                          passed: v.score >= p.minAlignedHits),
-            DecisionCheck(name: "against the best other recording", value: "\(v.score) vs \(v.runnerUpScore)",
-                          bar: "at least \(fmt(ratio)) times", passed: Double(v.score) >= ratio * Double(max(1, v.runnerUpScore))),
-            DecisionCheck(name: "against chance", value: "\(v.score) vs \(fmt(e.chanceLevel))",
-                          bar: "at least \(fmt(chanceRatio)) times", passed: Double(v.score) >= chanceRatio * e.chanceLevel),
+            DecisionCheck(
+                name: "aligned landmark hits", value: "\(v.score)", bar: "at least \(p.minAlignedHits)",
+                passed: v.score >= p.minAlignedHits),
+            DecisionCheck(
+                name: "against the best other recording", value: "\(v.score) vs \(v.runnerUpScore)",
+                bar: "at least \(fmt(ratio)) times", passed: Double(v.score) >= ratio * Double(max(1, v.runnerUpScore))),
+            DecisionCheck(
+                name: "against chance", value: "\(v.score) vs \(fmt(e.chanceLevel))",
+                bar: "at least \(fmt(chanceRatio)) times", passed: Double(v.score) >= chanceRatio * e.chanceLevel)
         ]
         let maxRate = Double(p.wholeMixMaxErrorRateQ12) / 4096
         let rate = v.signatureErrorRate ?? v.alignmentErrorRate
-        checks.append(DecisionCheck(name: "frame signatures disagreeing (whole mix)", value: rate.map { fmt($0) } ?? "not measured",
-                                    bar: "at most \(fmt(maxRate)) (unrelated music: about 0.5)", passed: rate.map { $0 <= maxRate }))
+        checks.append(
+            DecisionCheck(
+                name: "frame signatures disagreeing (whole mix)", value: rate.map { fmt($0) } ?? "not measured",
+                bar: "at most \(fmt(maxRate)) (unrelated music: about 0.5)", passed: rate.map { $0 <= maxRate }))
         let strict = Double(p.containmentMaxShortfallQ12) / 4096 * 3.0103
         let coloured = Double(p.containmentColouredMaxShortfallQ12) / 4096 * 3.0103
         let colouredRate = Double(p.containmentColouredMaxErrorRateQ12) / 4096
         let shortfall = v.containmentShortfallDecibels
         let passesContainment = shortfall.map { s in s <= strict || (s <= coloured && (rate ?? 1) <= colouredRate) }
-        checks.append(DecisionCheck(name: "containment: heard level short of the recording's",
-                                    value: shortfall.map { "\(fmt($0)) dB over \(v.containmentCells ?? 0) level frames" } ?? "not measured",
-                                    bar: "at most \(fmt(strict)) dB, or \(fmt(coloured)) dB where signatures disagree at most \(fmt(colouredRate))",
-                                    passed: passesContainment))
+        checks.append(
+            DecisionCheck(
+                name: "containment: heard level short of the recording's",
+                value: shortfall.map { "\(fmt($0)) dB over \(v.containmentCells ?? 0) level frames" } ?? "not measured",
+                bar: "at most \(fmt(strict)) dB, or \(fmt(coloured)) dB where signatures disagree at most \(fmt(colouredRate))",
+                passed: passesContainment))
         if let wide = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {
-            checks.append(DecisionCheck(name: "signature score (when the landmarks did not decide)", value: fmt(wide),
-                                        bar: "at least \(fmt(Double(p.signatureMinScoreQ12) / 4096)) (wider net \(fmt(Double(p.signatureWideMinScoreQ12) / 4096)))",
-                                        passed: wide >= Double(p.signatureMinScoreQ12) / 4096))
+            checks.append(
+                DecisionCheck(
+                    name: "signature score (when the landmarks did not decide)", value: fmt(wide),
+                    bar:
+                        "at least \(fmt(Double(p.signatureMinScoreQ12) / 4096)) (wider net \(fmt(Double(p.signatureWideMinScoreQ12) / 4096)))",
+                    passed: wide >= Double(p.signatureMinScoreQ12) / 4096))
         }
         return checks
     }
@@ -50,7 +60,8 @@ enum DecisionChecks {
         let v = e.verdict
         if v.isMatch, let index = v.candidate {
             let audio = catalog.references[index].audio
-            return "Match: \"\(audio.title)\" by \(audio.creator), heard from \(Text.seconds(e.parameters.seconds(forFrames: v.offsetFrames))) s in; every check passed."
+            return
+                "Match: \"\(audio.title)\" by \(audio.creator), heard from \(Text.seconds(e.parameters.seconds(forFrames: v.offsetFrames))) s in; every check passed."
         }
         if v.queryPeaks == 0 { return "No match: nothing was heard (silence, or a microphone too quiet to use)." }
         let failed = of(e).filter { $0.passed == false }.map(\.name)

@@ -1,5 +1,5 @@
-import SoundtraceClock
 import Glibc
+import SoundtraceClock
 import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtracePlatform
@@ -7,50 +7,56 @@ import SoundtracePlatform
 /// `soundtrace explain FILE --svg OUT.svg`: one picture of why a recording was (not) named.
 struct ExplainCommand {
     static let usage = """
-    usage: soundtrace explain [--catalog PATH] FILE [--svg OUT.svg] [--json]
-           soundtrace explain --device PCM [--seconds N] [--catalog PATH] [--svg OUT.svg] [--json]
+        usage: soundtrace explain [--catalog PATH] FILE [--svg OUT.svg] [--json]
+               soundtrace explain --device PCM [--seconds N] [--catalog PATH] [--svg OUT.svg] [--json]
 
-    Matches FILE (a WAV file) as `match` does and shows why the verdict came out as it did: its
-    spectrogram and peaks, the landmark hits of the best candidates over offsets against chance,
-    how the frame signatures agreed over time at the deciding alignment, and every check with the
-    bar it had to pass. --svg writes all of it as one self-contained SVG; --json prints the same
-    data (without the spectrogram's pixels) as one JSON object; without either, the checks as text.
-    With --device, one live session as `match --device` runs it (an early match ends it), then the
-    same picture of what it heard.
+        Matches FILE (a WAV file) as `match` does and shows why the verdict came out as it did: its
+        spectrogram and peaks, the landmark hits of the best candidates over offsets against chance,
+        how the frame signatures agreed over time at the deciding alignment, and every check with the
+        bar it had to pass. --svg writes all of it as one self-contained SVG; --json prints the same
+        data (without the spectrogram's pixels) as one JSON object; without either, the checks as text.
+        With --device, one live session as `match --device` runs it (an early match ends it), then the
+        same picture of what it heard.
 
-    options:
-      --catalog PATH   the catalog file (default: catalog/soundtrace.catalog)
-      --device PCM     listen on this ALSA capture device instead of reading a file
-      --seconds N      with --device, the longest listening window (default 10)
-      --svg OUT.svg    write the picture there
-      --json           one JSON object on stdout
-      -h, --help       show this help
-    """
+        options:
+          --catalog PATH   the catalog file (default: catalog/soundtrace.catalog)
+          --device PCM     listen on this ALSA capture device instead of reading a file
+          --seconds N      with --device, the longest listening window (default 10)
+          --svg OUT.svg    write the picture there
+          --json           one JSON object on stdout
+          -h, --help       show this help
+        """
 
     let console: Console
 
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
         do {
-            parsed = try Arguments(args, valueOptions: ["--catalog", "--svg", "--device", "--seconds"], flagOptions: ["--json", "-h", "--help"])
+            parsed = try Arguments(
+                args, valueOptions: ["--catalog", "--svg", "--device", "--seconds"], flagOptions: ["--json", "-h", "--help"])
         } catch {
             console.error("soundtrace explain: \(error)\n\n\(Self.usage)")
             return .usage
         }
-        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        if parsed.flag("-h") || parsed.flag("--help") {
+            console.print(Self.usage)
+            return .success
+        }
         if let device = parsed.value("--device") {
             guard parsed.positional.isEmpty else {
                 console.error("soundtrace explain: a file or --device, not both\n\n\(Self.usage)")
                 return .usage
             }
             guard let seconds = Int(parsed.value("--seconds") ?? "\(SessionSettings.defaultWindowSeconds)"),
-                  let settings = try? SessionSettings(windowSeconds: seconds) else {
+                let settings = try? SessionSettings(windowSeconds: seconds)
+            else {
                 console.error("soundtrace explain: --seconds needs a whole number of seconds the window allows\n\n\(Self.usage)")
                 return .usage
             }
             guard let catalog = loadCatalog(parsed.value("--catalog"), command: "explain", console: console) else { return .inputError }
-            return runLive(source: ALSAAudioSource(device: device), catalog: catalog, settings: settings,
-                           svg: parsed.value("--svg"), json: parsed.flag("--json"))
+            return runLive(
+                source: ALSAAudioSource(device: device), catalog: catalog, settings: settings,
+                svg: parsed.value("--svg"), json: parsed.flag("--json"))
         }
         guard parsed.positional.count == 1 else {
             console.error("soundtrace explain: name one WAV file (or --device PCM)\n\n\(Self.usage)")
@@ -95,7 +101,9 @@ struct ExplainCommand {
         return show(explanation, catalog: catalog, title: "live capture on \(source.device)", file: source.device, svg: svg, json: json)
     }
 
-    private func show(_ explanation: QueryExplanation, catalog: Catalog, title: String, file: String, svg out: String?, json: Bool) -> ExitCode {
+    private func show(_ explanation: QueryExplanation, catalog: Catalog, title: String, file: String, svg out: String?, json: Bool)
+        -> ExitCode
+    {
         if let out {
             guard Self.write(ExplainSVG.render(explanation, catalog: catalog, title: title), to: out) else {
                 console.error("soundtrace explain: cannot write \(out): \(String(cString: strerror(errno)))")
@@ -134,16 +142,20 @@ struct ExplainCommand {
 enum ExplainJSON {
     static func object(_ e: QueryExplanation, catalog: Catalog, file: String) -> String {
         let checks = DecisionChecks.of(e).map { c in
-            Text.jsonObject([("name", Text.json(c.name)), ("value", Text.json(c.value)), ("bar", Text.json(c.bar)),
-                             ("passed", c.passed.map { $0 ? "true" : "false" } ?? "null")])
+            Text.jsonObject([
+                ("name", Text.json(c.name)), ("value", Text.json(c.value)), ("bar", Text.json(c.bar)),
+                ("passed", c.passed.map { $0 ? "true" : "false" } ?? "null")
+            ])
         }
         let candidates = e.candidates.map { c in
-            Text.jsonObject([("referenceId", Text.json(c.referenceId)), ("score", String(c.score)),
-                             ("offsetSeconds", Text.seconds(e.parameters.seconds(forFrames: c.offsetFrames))),
-                             ("speedStep", String(c.speedStep)),
-                             ("firstOffsetSeconds", Text.seconds(e.parameters.seconds(forFrames: c.firstOffset))),
-                             ("secondsPerBar", Text.seconds(e.parameters.seconds(forFrames: c.offsetsPerBar))),
-                             ("hits", "[" + c.hits.map(String.init).joined(separator: ",") + "]")])
+            Text.jsonObject([
+                ("referenceId", Text.json(c.referenceId)), ("score", String(c.score)),
+                ("offsetSeconds", Text.seconds(e.parameters.seconds(forFrames: c.offsetFrames))),
+                ("speedStep", String(c.speedStep)),
+                ("firstOffsetSeconds", Text.seconds(e.parameters.seconds(forFrames: c.firstOffset))),
+                ("secondsPerBar", Text.seconds(e.parameters.seconds(forFrames: c.offsetsPerBar))),
+                ("hits", "[" + c.hits.map(String.init).joined(separator: ",") + "]")
+            ])
         }
         var pairs: [(String, String)] = [
             ("file", Text.json(file)), ("outcome", Text.json(e.verdict.isMatch ? "match" : "noMatch")),
@@ -152,15 +164,19 @@ enum ExplainJSON {
             ("chanceLevel", Text.seconds(e.chanceLevel)),
             ("candidates", "[" + candidates.joined(separator: ", ") + "]"),
             ("framesPerSecond", Text.seconds(e.framesPerSecond)),
-            ("peaks", "[" + e.peaks.map { "[\($0.frame),\($0.bin)]" }.joined(separator: ",") + "]"),
+            ("peaks", "[" + e.peaks.map { "[\($0.frame),\($0.bin)]" }.joined(separator: ",") + "]")
         ]
         if let a = e.agreement {
-            pairs.append(("agreement", Text.jsonObject([
-                ("referenceId", Text.json(a.referenceId)),
-                ("offsetSeconds", Text.seconds(e.parameters.seconds(forFrames: a.offsetFrames))),
-                ("errors", "[" + a.errors.map(String.init).joined(separator: ",") + "]"),
-                ("weights", "[" + a.weights.map(String.init).joined(separator: ",") + "]"),
-            ])))
+            pairs.append(
+                (
+                    "agreement",
+                    Text.jsonObject([
+                        ("referenceId", Text.json(a.referenceId)),
+                        ("offsetSeconds", Text.seconds(e.parameters.seconds(forFrames: a.offsetFrames))),
+                        ("errors", "[" + a.errors.map(String.init).joined(separator: ",") + "]"),
+                        ("weights", "[" + a.weights.map(String.init).joined(separator: ",") + "]")
+                    ])
+                ))
         } else {
             pairs.append(("agreement", "null"))
         }

@@ -12,11 +12,15 @@ enum ExplainSVG {
         var svg: [String] = []
         let checks = DecisionChecks.of(e)
         let height = 820.0 + 38.0 * Double(checks.count)
-        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\" font-size=\"13\">")
+        svg.append(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\" font-size=\"13\">"
+        )
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>")
         svg.append(text(left, 24, "soundtrace explain: \(title)", size: 16, bold: true))
-        svg.append(text(left, 46, DecisionChecks.sentence(e, catalog: catalog), size: 14, bold: true,
-                        color: e.verdict.isMatch ? "#176b2c" : "#9b1c1c"))
+        svg.append(
+            text(
+                left, 46, DecisionChecks.sentence(e, catalog: catalog), size: 14, bold: true,
+                color: e.verdict.isMatch ? "#176b2c" : "#9b1c1c"))
         spectrogram(e, top: 70, height: 240, into: &svg)
         hits(e, top: 350, height: 190, into: &svg)
         agreement(e, top: 590, height: 150, into: &svg)
@@ -37,7 +41,11 @@ enum ExplainSVG {
 
     private static func spectrogram(_ e: QueryExplanation, top: Double, height: Double, into svg: inout [String]) {
         let frames = e.spectrogram.count
-        svg.append(text(left, top - 6, "What was heard: spectrogram (\(DecisionChecks.fmt(Double(frames) / e.framesPerSecond)) s, 0–\(Int(Double(e.topBin) * e.hertzPerBin)) Hz) and its peaks", bold: true))
+        svg.append(
+            text(
+                left, top - 6,
+                "What was heard: spectrogram (\(DecisionChecks.fmt(Double(frames) / e.framesPerSecond)) s, 0–\(Int(Double(e.topBin) * e.hertzPerBin)) Hz) and its peaks",
+                bold: true))
         guard frames > 0 else { return }
         let bins = e.topBin + 1
         // Brighter is louder: each frame's bytes stretched over the loudest 60 dB of the query.
@@ -51,18 +59,25 @@ enum ExplainSVG {
             }
         }
         let png = PNGEncoder.grayscale(width: frames, height: bins, pixels: pixels)
-        svg.append("<image x=\"\(left)\" y=\"\(top)\" width=\"\(plotWidth)\" height=\"\(height)\" preserveAspectRatio=\"none\" href=\"data:image/png;base64,\(PNGEncoder.base64(png))\"/>")
+        svg.append(
+            "<image x=\"\(left)\" y=\"\(top)\" width=\"\(plotWidth)\" height=\"\(height)\" preserveAspectRatio=\"none\" href=\"data:image/png;base64,\(PNGEncoder.base64(png))\"/>"
+        )
         let sx = plotWidth / Double(frames)
         let sy = height / Double(bins)
         for peak in e.peaks where peak.frame < frames {
-            svg.append("<circle cx=\(q(left + (Double(peak.frame) + 0.5) * sx)) cy=\(q(top + height - (Double(peak.bin) + 0.5) * sy)) r=\"2.2\" fill=\"none\" stroke=\"#ff7a00\" stroke-width=\"1\"/>")
+            svg.append(
+                "<circle cx=\(q(left + (Double(peak.frame) + 0.5) * sx)) cy=\(q(top + height - (Double(peak.bin) + 0.5) * sy)) r=\"2.2\" fill=\"none\" stroke=\"#ff7a00\" stroke-width=\"1\"/>"
+            )
         }
         svg.append(axisLabel(left, top + height + 14, "0 s"))
         svg.append(axisLabel(left + plotWidth - 30, top + height + 14, "\(DecisionChecks.fmt(Double(frames) / e.framesPerSecond)) s"))
     }
 
     private static func hits(_ e: QueryExplanation, top: Double, height: Double, into svg: inout [String]) {
-        svg.append(text(left, top - 6, "Landmark hits over offsets of the best candidates: a true alignment is one spike far above the chance floor", bold: true))
+        svg.append(
+            text(
+                left, top - 6,
+                "Landmark hits over offsets of the best candidates: a true alignment is one spike far above the chance floor", bold: true))
         guard let best = e.candidates.first else {
             svg.append(text(left, top + 20, "no landmark hit any catalog recording"))
             return
@@ -75,10 +90,13 @@ enum ExplainSVG {
         svg.append("<rect x=\(q(left)) y=\(q(top)) width=\(q(plotWidth)) height=\(q(height)) fill=\"none\" stroke=\"#ccc\"/>")
         let n = max(1, best.hits.count)
         var points: [String] = []
-        for (k, h) in best.hits.enumerated() { points.append("\(q(left + Double(k) / Double(n) * plotWidth, bare: true)),\(q(y(Double(h)), bare: true))") }
+        for (k, h) in best.hits.enumerated() {
+            points.append("\(q(left + Double(k) / Double(n) * plotWidth, bare: true)),\(q(y(Double(h)), bare: true))")
+        }
         svg.append("<polyline fill=\"none\" stroke=\"#1f4e9c\" stroke-width=\"1.2\" points=\"\(points.joined(separator: " "))\"/>")
         for (i, c) in e.candidates.prefix(3).enumerated() {
-            let what = "\(c.referenceId): best \(c.score) hits at \(Text.seconds(e.parameters.seconds(forFrames: c.offsetFrames))) s\(i == 0 ? " (drawn)" : "")"
+            let what =
+                "\(c.referenceId): best \(c.score) hits at \(Text.seconds(e.parameters.seconds(forFrames: c.offsetFrames))) s\(i == 0 ? " (drawn)" : "")"
             svg.append(text(left + plotWidth - 360, top + 16 + 16 * Double(i), what, color: i == 0 ? "#1f4e9c" : "#555"))
         }
         svg.append(line(left, y(bar), left + plotWidth, y(bar), color: "#9b1c1c", dash: true))
@@ -93,7 +111,11 @@ enum ExplainSVG {
     }
 
     private static func agreement(_ e: QueryExplanation, top: Double, height: Double, into svg: inout [String]) {
-        svg.append(text(left, top - 6, "Frame signatures at the deciding alignment: share of weighted bits that disagree (0: the same mix; 0.5: unrelated)", bold: true))
+        svg.append(
+            text(
+                left, top - 6,
+                "Frame signatures at the deciding alignment: share of weighted bits that disagree (0: the same mix; 0.5: unrelated)",
+                bold: true))
         guard let a = e.agreement, !a.errors.isEmpty else {
             svg.append(text(left, top + 20, "not measured: too little audio, or no candidate"))
             return
@@ -118,7 +140,10 @@ enum ExplainSVG {
         svg.append(text(left + plotWidth - 160, y(0.5) - 4, "unrelated music: 0.5", color: "#555"))
         svg.append(line(left, y(maxRate), left + plotWidth, y(maxRate), color: "#9b1c1c", dash: true))
         svg.append(text(left + 4, y(maxRate) + 14, "bar: at most \(DecisionChecks.fmt(maxRate)) over the whole query", color: "#9b1c1c"))
-        svg.append(axisLabel(left, top + height + 14, "against \(a.referenceId) from \(Text.seconds(e.parameters.seconds(forFrames: a.offsetFrames))) s"))
+        svg.append(
+            axisLabel(
+                left, top + height + 14, "against \(a.referenceId) from \(Text.seconds(e.parameters.seconds(forFrames: a.offsetFrames))) s")
+        )
     }
 
     private static func q(_ v: Double, bare: Bool = false) -> String {

@@ -6,7 +6,7 @@ enum Fields {
     private static let labels: [String: String] = [
         "id": "recognition", "reference": "reference", "session": "session", "matched_at": "matched at",
         "offset": "offset", "score": "score", "favorite": "favorite", "source_file": "source file",
-        "catalog_hash": "catalog sha256", "favorited_at": "favorited at", "duration": "duration",
+        "catalog_hash": "catalog sha256", "favorited_at": "favorited at", "duration": "duration"
     ]
     /// Keys whose values are seconds.
     private static let seconds: Set<String> = ["offset", "duration", "heard"]
@@ -27,11 +27,14 @@ enum Fields {
             let label = labels[pair.key] ?? pair.key.replacingUnderscores()
             lines.append((label + ":").padding(16) + value)
         }
-        if !metadata.isEmpty { lines.append("metadata:"); lines += metadata }
+        if !metadata.isEmpty {
+            lines.append("metadata:")
+            lines += metadata
+        }
         return lines.joined(separator: "\n")
     }
 }
 
-private extension String {
-    func replacingUnderscores() -> String { String(map { $0 == "_" ? " " : $0 }) }
+extension String {
+    fileprivate func replacingUnderscores() -> String { String(map { $0 == "_" ? " " : $0 }) }
 }

@@ -36,7 +36,10 @@ enum FileSystem {
         var parts: [Substring] = []
         for part in full.split(separator: "/") {
             if part == "." { continue }
-            if part == ".." { _ = parts.popLast(); continue }
+            if part == ".." {
+                _ = parts.popLast()
+                continue
+            }
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")

@@ -26,9 +26,9 @@ enum HistoryCommands {
     static let delete = DaemonCommand(
         name: "delete",
         summary: """
-        Deletes one recognition from the history, after asking on a terminal. Without a terminal
-        (a script, a pipe) it refuses unless --yes is given.
-        """,
+            Deletes one recognition from the history, after asking on a terminal. Without a terminal
+            (a script, a pipe) it refuses unless --yes is given.
+            """,
         argument: .recognition,
         flags: [("--yes", "delete without asking")],
         jsonHelp: "one JSON object: deleted (the id)",
@@ -81,7 +81,9 @@ enum HistoryCommands {
         let confirmed = c.flags.contains("--yes")
         // Refused before connecting: a script must say --yes, and must not hang on a question.
         guard confirmed || c.environment.standardInputIsTerminal else {
-            c.console.error("soundtrace delete: refusing to delete recognition \(id) without confirmation: standard input is not a terminal; pass --yes to delete it")
+            c.console.error(
+                "soundtrace delete: refusing to delete recognition \(id) without confirmation: standard input is not a terminal; pass --yes to delete it"
+            )
             return .usage
         }
         let client = try c.connect()
@@ -98,7 +100,8 @@ enum HistoryCommands {
         }
         let reply = try client.request("delete", [id])
         let deleted = reply.value("deleted") ?? id
-        c.console.print(c.json ? Text.jsonObject([("deleted", ReplyJSON.value(deleted, key: "deleted"))]) : "Deleted recognition \(deleted).")
+        c.console.print(
+            c.json ? Text.jsonObject([("deleted", ReplyJSON.value(deleted, key: "deleted"))]) : "Deleted recognition \(deleted).")
         return .success
     }
 }

@@ -5,16 +5,16 @@ enum ListenCommands {
     static let listen = DaemonCommand(
         name: "listen",
         summary: """
-        Starts a listening session on soundtraced's microphone, waits for its outcome and prints it
-        like `soundtrace match --device` does. Ctrl-C cancels the session on the daemon.
-        """,
+            Starts a listening session on soundtraced's microphone, waits for its outcome and prints it
+            like `soundtrace match --device` does. Ctrl-C cancels the session on the daemon.
+            """,
         argument: .none,
         jsonHelp: "one JSON object: daemon, sessionId, outcome (match, noMatch, canceled or failed), …",
         details: """
-        exit status: 0 for a match or no match, 4 when the session failed (capture device), 5 when
-        soundtraced cannot be reached, 6 when it refused (busy, no catalog or device, permission),
-        130 when canceled.
-        """,
+            exit status: 0 for a match or no match, 4 when the session failed (capture device), 5 when
+            soundtraced cannot be reached, 6 when it refused (busy, no catalog or device, permission),
+            130 when canceled.
+            """,
         body: runListen)
 
     static let cancel = DaemonCommand(
@@ -79,8 +79,11 @@ enum ListenCommands {
         let reply = try c.request("cancel", [])
         let record = SessionRecord(reply)
         if c.json {
-            c.console.print(Text.jsonObject([("canceled", record == nil ? "false" : "true"),
-                                             ("sessionId", record.map { Text.json($0.id) } ?? "null")]))
+            c.console.print(
+                Text.jsonObject([
+                    ("canceled", record == nil ? "false" : "true"),
+                    ("sessionId", record.map { Text.json($0.id) } ?? "null")
+                ]))
         } else if let record {
             c.console.print("Canceled session \(record.id).")
         } else {

@@ -1,6 +1,6 @@
-import SoundtraceClock
 import Dispatch
 import Glibc
+import SoundtraceClock
 import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtracePlatform
@@ -10,8 +10,10 @@ struct LiveMatchCommand {
     let console: Console
 
     /// Runs a session on `source` and prints its outcome. `installInterruptHandler` is false in tests.
-    func run(source: AudioSource, catalog: Catalog, settings: SessionSettings, json: Bool,
-             installInterruptHandler: Bool = true) -> ExitCode {
+    func run(
+        source: AudioSource, catalog: Catalog, settings: SessionSettings, json: Bool,
+        installInterruptHandler: Bool = true
+    ) -> ExitCode {
         let session = LiveSession(source: source, catalog: catalog, settings: settings)
         var signalSource: DispatchSourceSignal?
         if installInterruptHandler {
@@ -39,8 +41,8 @@ struct LiveMatchCommand {
         switch session.state {
         case let .matched(result):
             let r = result.reference
-            return "\(device): match \(r.id) \"\(r.title)\" by \(r.creator) at \(Text.seconds(Double(result.offsetMilliseconds) / 1000)) s " +
-                "(score \(result.score), next best \(result.runnerUpScore), heard \(Text.seconds(Double(result.heardMilliseconds) / 1000)) s, license \(r.license))"
+            return "\(device): match \(r.id) \"\(r.title)\" by \(r.creator) at \(Text.seconds(Double(result.offsetMilliseconds) / 1000)) s "
+                + "(score \(result.score), next best \(result.runnerUpScore), heard \(Text.seconds(Double(result.heardMilliseconds) / 1000)) s, license \(r.license))"
         case let .noMatch(reason):
             return "\(device): no match (\(reason))"
         case .canceled:
@@ -54,19 +56,26 @@ struct LiveMatchCommand {
 
     static func json(_ session: RecognitionSession, device: String) -> String {
         // The CLI contract names outcomes like `match FILE` does: match, noMatch, canceled, failed.
-        let outcome = session.state == .listening ? "listening" : {
-            if case .matched = session.state { return "match" }
-            return session.state.name
-        }()
-        var pairs: [(String, String)] = [("device", Text.json(device)), ("sessionId", Text.json(session.id)),
-                                         ("outcome", Text.json(outcome))]
+        let outcome =
+            session.state == .listening
+            ? "listening"
+            : {
+                if case .matched = session.state { return "match" }
+                return session.state.name
+            }()
+        var pairs: [(String, String)] = [
+            ("device", Text.json(device)), ("sessionId", Text.json(session.id)),
+            ("outcome", Text.json(outcome))
+        ]
         switch session.state {
         case let .matched(result):
             let r = result.reference
-            pairs += [("referenceId", Text.json(r.id)), ("title", Text.json(r.title)), ("creator", Text.json(r.creator)),
-                      ("license", Text.json(r.license)), ("offsetSeconds", Text.seconds(Double(result.offsetMilliseconds) / 1000)),
-                      ("score", String(result.score)), ("runnerUpScore", String(result.runnerUpScore)),
-                      ("heardSeconds", Text.seconds(Double(result.heardMilliseconds) / 1000))]
+            pairs += [
+                ("referenceId", Text.json(r.id)), ("title", Text.json(r.title)), ("creator", Text.json(r.creator)),
+                ("license", Text.json(r.license)), ("offsetSeconds", Text.seconds(Double(result.offsetMilliseconds) / 1000)),
+                ("score", String(result.score)), ("runnerUpScore", String(result.runnerUpScore)),
+                ("heardSeconds", Text.seconds(Double(result.heardMilliseconds) / 1000))
+            ]
         case let .noMatch(reason):
             let (name, heard): (String, Int) = {
                 switch reason {
@@ -74,14 +83,18 @@ struct LiveMatchCommand {
                 case let .notInCatalog(ms): return ("notInCatalog", ms)
                 }
             }()
-            pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0"),
-                      ("reason", Text.json(name)), ("heardSeconds", Text.seconds(Double(heard) / 1000)),
-                      ("message", Text.json(reason.description))]
+            pairs += [
+                ("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0"),
+                ("reason", Text.json(name)), ("heardSeconds", Text.seconds(Double(heard) / 1000)),
+                ("message", Text.json(reason.description))
+            ]
         case .canceled, .listening:
             pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0")]
         case let .failed(fault):
-            pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0"),
-                      ("errorCode", Text.json(fault.code)), ("error", Text.json(fault.description))]
+            pairs += [
+                ("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0"),
+                ("errorCode", Text.json(fault.code)), ("error", Text.json(fault.description))
+            ]
         }
         return Text.jsonObject(pairs)
     }

@@ -1,9 +1,9 @@
 import Glibc
+import SoundtraceClock
 import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtraceRecognition
 import Synchronization
-import SoundtraceClock
 
 /// Runs one listening session on a capture device: opens it, feeds the session engine until the
 /// session ends (match, no match, cancel, failure or stall), and closes the device on every path.
@@ -23,8 +23,10 @@ final class LiveSession: @unchecked Sendable {
     private let explains: Bool
     private(set) var explanation: QueryExplanation?
 
-    init(source: AudioSource, catalog: Catalog, settings: SessionSettings,
-         clock: any TimeSource = SystemTime(), explains: Bool = false) {
+    init(
+        source: AudioSource, catalog: Catalog, settings: SessionSettings,
+        clock: any TimeSource = SystemTime(), explains: Bool = false
+    ) {
         self.source = source
         self.catalog = catalog
         self.settings = settings
@@ -59,14 +61,17 @@ final class LiveSession: @unchecked Sendable {
         }
         defer { source.close() }
         guard WAVReader.supportedRates.contains(format.sampleRate),
-              let recognizer = try? FingerprintRecognizer(catalog: catalog, inputRate: format.sampleRate,
-                                                          recordsForExplanation: explains) else {
+            let recognizer = try? FingerprintRecognizer(
+                catalog: catalog, inputRate: format.sampleRate,
+                recordsForExplanation: explains)
+        else {
             return failedBeforeStart(.unsupportedFormat(device: source.device, offered: format.deviceFormat))
         }
         defer { if explains { explanation = recognizer.explanation() } }
         do {
-            _ = try engine.start(token: token, wallClock: clock.wallMilliseconds(), monotonic: started,
-                                 recognizer: recognizer, settings: settings)
+            _ = try engine.start(
+                token: token, wallClock: clock.wallMilliseconds(), monotonic: started,
+                recognizer: recognizer, settings: settings)
         } catch {
             return failedBeforeStart(.other(device: source.device, detail: "\(error)"))
         }

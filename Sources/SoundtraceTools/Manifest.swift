@@ -106,8 +106,10 @@ public struct Manifest: Sendable, Equatable {
                     metadata.append(.init(key: key, value: value))
                 }
             }
-            references.append(ReferenceAudio(id: id, title: title, creator: creator, license: license,
-                                             sourceFile: source, metadata: metadata))
+            references.append(
+                ReferenceAudio(
+                    id: id, title: title, creator: creator, license: license,
+                    sourceFile: source, metadata: metadata))
         }
         return Manifest(path: path, version: version, references: references)
     }

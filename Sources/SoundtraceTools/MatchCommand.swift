@@ -5,46 +5,50 @@ import SoundtracePlatform
 /// `soundtrace match FILE...`: one verdict per recording file.
 struct MatchCommand {
     static let usage = """
-    usage: soundtrace match [--catalog PATH] [--json] FILE...
-           soundtrace match --device PCM [--seconds N] [--catalog PATH] [--json]
+        usage: soundtrace match [--catalog PATH] [--json] FILE...
+               soundtrace match --device PCM [--seconds N] [--catalog PATH] [--json]
 
-    Tells, for each WAV file, which catalog recording it is and where in it the file starts, or
-    that it is not in the catalog. Files: RIFF WAV, PCM 16/24/32-bit or 32-bit float, mono or
-    stereo, 8–48 kHz. With --device, listens once on an ALSA capture device instead: until a
-    confident match, or for at most N seconds of audio.
+        Tells, for each WAV file, which catalog recording it is and where in it the file starts, or
+        that it is not in the catalog. Files: RIFF WAV, PCM 16/24/32-bit or 32-bit float, mono or
+        stereo, 8–48 kHz. With --device, listens once on an ALSA capture device instead: until a
+        confident match, or for at most N seconds of audio.
 
-    options:
-      --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
-      --json            one JSON object per line and file: file, outcome (match, noMatch or failed),
-                        referenceId, title, creator, offsetSeconds, score (and error when failed)
-      --explain         with --json, add the matcher's evidence for tuning and diagnosis:
-                        candidateId and candidateOffsetSeconds (the best alignment, which for a
-                        noMatch is NOT a result), chanceLevel, queryPeaks, queryLandmarks,
-                        signatureBits and signatureScore (the signature check, when the
-                        landmark hits alone did not decide; null otherwise) and
-                        wideSignatureScore (its wider net, when the first checks failed)
-      --device PCM      listen on this ALSA capture device (e.g. default, plughw:1,0); JSON adds
-                        device, sessionId, heardSeconds and, for failures, errorCode and error
-      --seconds N       the listening window, 3–30 seconds of audio (default 10)
-      -h, --help        show this help
+        options:
+          --catalog PATH    the catalog file (default: catalog/soundtrace.catalog)
+          --json            one JSON object per line and file: file, outcome (match, noMatch or failed),
+                            referenceId, title, creator, offsetSeconds, score (and error when failed)
+          --explain         with --json, add the matcher's evidence for tuning and diagnosis:
+                            candidateId and candidateOffsetSeconds (the best alignment, which for a
+                            noMatch is NOT a result), chanceLevel, queryPeaks, queryLandmarks,
+                            signatureBits and signatureScore (the signature check, when the
+                            landmark hits alone did not decide; null otherwise) and
+                            wideSignatureScore (its wider net, when the first checks failed)
+          --device PCM      listen on this ALSA capture device (e.g. default, plughw:1,0); JSON adds
+                            device, sessionId, heardSeconds and, for failures, errorCode and error
+          --seconds N       the listening window, 3–30 seconds of audio (default 10)
+          -h, --help        show this help
 
-    exit status: 0 when every file was read or the session ended with a match or no match,
-    2 for a wrong command line, 3 when the catalog or a file could not be used, 4 when the
-    capture device failed, 130 when listening was canceled with Ctrl-C.
-    """
+        exit status: 0 when every file was read or the session ended with a match or no match,
+        2 for a wrong command line, 3 when the catalog or a file could not be used, 4 when the
+        capture device failed, 130 when listening was canceled with Ctrl-C.
+        """
 
     let console: Console
 
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
         do {
-            parsed = try Arguments(args, valueOptions: ["--catalog", "--device", "--seconds"],
-                                   flagOptions: ["--json", "--explain", "-h", "--help"])
+            parsed = try Arguments(
+                args, valueOptions: ["--catalog", "--device", "--seconds"],
+                flagOptions: ["--json", "--explain", "-h", "--help"])
         } catch {
             console.error("soundtrace match: \(error)\n\n\(Self.usage)")
             return .usage
         }
-        if parsed.flag("-h") || parsed.flag("--help") { console.print(Self.usage); return .success }
+        if parsed.flag("-h") || parsed.flag("--help") {
+            console.print(Self.usage)
+            return .success
+        }
         if let device = parsed.value("--device") { return live(device: device, parsed) }
         guard parsed.value("--seconds") == nil else {
             console.error("soundtrace match: --seconds sets the listening window of --device; files are matched whole\n\n\(Self.usage)")
@@ -66,14 +70,19 @@ struct MatchCommand {
             do {
                 let loaded = try RecordingLoader.load(path: file, parameters: catalog.parameters)
                 let verdict = try FileMatching.match(loaded.audio, catalog: catalog)
-                console.print(json ? Self.json(file: file, verdict: verdict, catalog: catalog, explain: explain)
-                                   : Self.text(file: file, verdict: verdict, catalog: catalog))
+                console.print(
+                    json
+                        ? Self.json(file: file, verdict: verdict, catalog: catalog, explain: explain)
+                        : Self.text(file: file, verdict: verdict, catalog: catalog))
             } catch {
                 status = .inputError
                 if json {
-                    console.print(Text.jsonObject([("file", Text.json(file)), ("outcome", Text.json("failed")),
-                                                   ("referenceId", "null"), ("title", "null"), ("creator", "null"),
-                                                   ("offsetSeconds", "null"), ("score", "0"), ("error", Text.json("\(error)"))]))
+                    console.print(
+                        Text.jsonObject([
+                            ("file", Text.json(file)), ("outcome", Text.json("failed")),
+                            ("referenceId", "null"), ("title", "null"), ("creator", "null"),
+                            ("offsetSeconds", "null"), ("score", "0"), ("error", Text.json("\(error)"))
+                        ]))
                 } else {
                     console.error("soundtrace match: \(error)")
                 }
@@ -111,37 +120,44 @@ struct MatchCommand {
             return .usage
         }
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "match", console: console) else { return .inputError }
-        return LiveMatchCommand(console: console).run(source: ALSAAudioSource(device: device), catalog: catalog,
-                                                      settings: settings, json: parsed.flag("--json"))
+        return LiveMatchCommand(console: console).run(
+            source: ALSAAudioSource(device: device), catalog: catalog,
+            settings: settings, json: parsed.flag("--json"))
     }
 
     static func json(file: String, verdict: Verdict, catalog: Catalog, explain: Bool = false) -> String {
         var pairs: [(String, String)] = [("file", Text.json(file)), ("outcome", Text.json(verdict.outcome.rawValue))]
         if verdict.isMatch, let index = verdict.candidate {
             let audio = catalog.references[index].audio
-            pairs += [("referenceId", Text.json(audio.id)), ("title", Text.json(audio.title)),
-                      ("creator", Text.json(audio.creator)), ("license", Text.json(audio.license)),
-                      ("offsetSeconds", Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames)))]
+            pairs += [
+                ("referenceId", Text.json(audio.id)), ("title", Text.json(audio.title)),
+                ("creator", Text.json(audio.creator)), ("license", Text.json(audio.license)),
+                ("offsetSeconds", Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames)))
+            ]
         } else {
             pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null")]
         }
-        pairs += [("score", String(verdict.score)), ("runnerUpScore", String(verdict.runnerUpScore)),
-                  ("speedPercent", speedPercent(verdict, catalog, signed: false)), ("heard", Text.json(heard(verdict)))]
+        pairs += [
+            ("score", String(verdict.score)), ("runnerUpScore", String(verdict.runnerUpScore)),
+            ("speedPercent", speedPercent(verdict, catalog, signed: false)), ("heard", Text.json(heard(verdict)))
+        ]
         if explain {
-            pairs += [("candidateId", verdict.candidate.map { Text.json(catalog.references[$0].audio.id) } ?? "null"),
-                      ("candidateOffsetSeconds", Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames))),
-                      ("chanceLevel", Text.seconds(Double(verdict.chanceLevelQ8) / 256)),
-                      ("queryPeaks", String(verdict.queryPeaks)), ("queryLandmarks", String(verdict.queryLandmarks)),
-                      ("signatureBits", verdict.signatureBits.map(String.init) ?? "null"),
-                      ("signatureScore", verdict.signatureScore.map { Text.seconds($0) } ?? "null"),
-                      ("signatureErrorRate", verdict.signatureErrorRate.map { Text.seconds($0) } ?? "null"),
-                      ("wideSignatureScore", verdict.wideSignatureScore.map { Text.seconds($0) } ?? "null"),
-                      ("alignmentBits", verdict.alignmentBits.map(String.init) ?? "null"),
-                      ("alignmentErrorRate", verdict.alignmentErrorRate.map { Text.seconds($0) } ?? "null"),
-                      ("alignmentScore", verdict.alignmentScore.map { Text.seconds($0) } ?? "null"),
-                      ("containmentShortfall", verdict.containmentShortfallDecibels.map { Text.seconds($0) } ?? "null"),
-                      ("containmentCells", verdict.containmentCells.map(String.init) ?? "null"),
-                      ("containmentClearance", verdict.containmentClearanceDecibels.map { Text.seconds($0) } ?? "null")]
+            pairs += [
+                ("candidateId", verdict.candidate.map { Text.json(catalog.references[$0].audio.id) } ?? "null"),
+                ("candidateOffsetSeconds", Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames))),
+                ("chanceLevel", Text.seconds(Double(verdict.chanceLevelQ8) / 256)),
+                ("queryPeaks", String(verdict.queryPeaks)), ("queryLandmarks", String(verdict.queryLandmarks)),
+                ("signatureBits", verdict.signatureBits.map(String.init) ?? "null"),
+                ("signatureScore", verdict.signatureScore.map { Text.seconds($0) } ?? "null"),
+                ("signatureErrorRate", verdict.signatureErrorRate.map { Text.seconds($0) } ?? "null"),
+                ("wideSignatureScore", verdict.wideSignatureScore.map { Text.seconds($0) } ?? "null"),
+                ("alignmentBits", verdict.alignmentBits.map(String.init) ?? "null"),
+                ("alignmentErrorRate", verdict.alignmentErrorRate.map { Text.seconds($0) } ?? "null"),
+                ("alignmentScore", verdict.alignmentScore.map { Text.seconds($0) } ?? "null"),
+                ("containmentShortfall", verdict.containmentShortfallDecibels.map { Text.seconds($0) } ?? "null"),
+                ("containmentCells", verdict.containmentCells.map(String.init) ?? "null"),
+                ("containmentClearance", verdict.containmentClearanceDecibels.map { Text.seconds($0) } ?? "null")
+            ]
         }
         return Text.jsonObject(pairs)
     }
@@ -152,8 +168,8 @@ struct MatchCommand {
         }
         let audio = catalog.references[index].audio
         let offset = Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames))
-        return "\(file): match \(audio.id) \"\(audio.title)\" by \(audio.creator) at \(offset) s " +
-            "(score \(verdict.score), next best \(verdict.runnerUpScore), speed \(speedPercent(verdict, catalog)) %, license \(audio.license))"
+        return "\(file): match \(audio.id) \"\(audio.title)\" by \(audio.creator) at \(offset) s "
+            + "(score \(verdict.score), next best \(verdict.runnerUpScore), speed \(speedPercent(verdict, catalog)) %, license \(audio.license))"
     }
 
     /// Whether anything was heard at all, so that silence is told apart from unknown audio.

@@ -18,8 +18,10 @@ final class PCMAudioSource: AudioSource {
     private(set) var openCount = 0
     private(set) var closeCount = 0
 
-    init(device: String = "simulated", samples: [Int16], rate: Int, chunkFrames: Int = 512,
-         gaps: [Int: Int] = [:], fault: (at: Int, fault: CaptureFault)? = nil) {
+    init(
+        device: String = "simulated", samples: [Int16], rate: Int, chunkFrames: Int = 512,
+        gaps: [Int: Int] = [:], fault: (at: Int, fault: CaptureFault)? = nil
+    ) {
         self.device = device
         self.samples = samples
         self.rate = rate

@@ -44,7 +44,9 @@ enum PNGEncoder {
         out += bigEndian(UInt32(body.count)) + typed + bigEndian(crc32(typed))
     }
 
-    private static func bigEndian(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    private static func bigEndian(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
 
     private static let crcTable: [UInt32] = (0..<256).map { n in
         var c = UInt32(n)

@@ -51,7 +51,8 @@ final class ProtocolClient {
     /// Connects to `host:port` and checks that a soundtraced of protocol 1 greets.
     static func connect(host: String, port: Int, limits: Limits = Limits()) throws(ClientError) -> ProtocolClient {
         let endpoint = endpointText(host: host, port: port)
-        let fd = try SocketConnector.connect(host: host, port: port, timeoutMilliseconds: limits.connectTimeoutMilliseconds, endpoint: endpoint)
+        let fd = try SocketConnector.connect(
+            host: host, port: port, timeoutMilliseconds: limits.connectTimeoutMilliseconds, endpoint: endpoint)
         return try attached(descriptor: fd, endpoint: endpoint, limits: limits)
     }
 
@@ -66,8 +67,9 @@ final class ProtocolClient {
     private func readGreeting() throws(ClientError) {
         let event: LineEvent
         do {
-            event = try readLine(deadline: Self.deadline(limits.connectTimeoutMilliseconds),
-                                 timeoutMilliseconds: limits.connectTimeoutMilliseconds, quietAt: nil, interrupt: nil)
+            event = try readLine(
+                deadline: Self.deadline(limits.connectTimeoutMilliseconds),
+                timeoutMilliseconds: limits.connectTimeoutMilliseconds, quietAt: nil, interrupt: nil)
         } catch let .broken(_, detail) {
             // A silent peer (an HTTP server waits for a request) or one that hangs up is not a
             // soundtraced either.
@@ -81,7 +83,8 @@ final class ProtocolClient {
             throw .refused(ack)
         case let .otherVersion(version):
             let shown = ProtocolText.sanitized(String(version.prefix(20)))
-            throw .notSoundtrace(endpoint: endpoint, detail: "it speaks Soundtrace protocol \(shown); use a soundtrace and soundtraced of the same release")
+            throw .notSoundtrace(
+                endpoint: endpoint, detail: "it speaks Soundtrace protocol \(shown); use a soundtrace and soundtraced of the same release")
         case .other:
             throw .notSoundtrace(endpoint: endpoint, detail: "it greeted with \"\(ProtocolText.sanitized(String(line.prefix(60))))\"")
         }
@@ -123,11 +126,15 @@ final class ProtocolClient {
         let deadline = Self.deadline(limits.replyTimeoutMilliseconds)
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written > 0 { bytes = bytes.dropFirst(written); continue }
+            if written > 0 {
+                bytes = bytes.dropFirst(written)
+                continue
+            }
             if written < 0 && (errno == EAGAIN || errno == EINTR) {
                 var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                 guard poll(&entry, 1, Self.remaining(deadline)) > 0 || errno == EINTR else {
-                    throw .broken(endpoint: endpoint, detail: "did not take a request within \(Self.secondsText(limits.replyTimeoutMilliseconds))")
+                    throw .broken(
+                        endpoint: endpoint, detail: "did not take a request within \(Self.secondsText(limits.replyTimeoutMilliseconds))")
                 }
                 continue
             }
@@ -138,7 +145,9 @@ final class ProtocolClient {
     /// Reads one whole reply. `timeoutMilliseconds` nil waits without a bound (idle); a raised
     /// `interrupt` or `quietAfterMilliseconds` of silence ends the wait early, keeping any partly
     /// read reply for the next call.
-    func awaitReply(timeoutMilliseconds: Int?, interrupt: InterruptSignal?, quietAfterMilliseconds: Int? = nil) throws(ClientError) -> Waited {
+    func awaitReply(timeoutMilliseconds: Int?, interrupt: InterruptSignal?, quietAfterMilliseconds: Int? = nil) throws(ClientError)
+        -> Waited
+    {
         let deadline = timeoutMilliseconds.map(Self.deadline)
         let quietAt = quietAfterMilliseconds.map(Self.deadline)
         while true {
@@ -156,25 +165,37 @@ final class ProtocolClient {
             case let .pair(pair):
                 pending.append(pair)
             case .ok:
-                defer { pending = []; pendingBytes = 0 }
+                defer {
+                    pending = []
+                    pendingBytes = 0
+                }
                 return .reply(ProtocolReply(pairs: pending))
             case let .ack(ack):
                 // An error is one line on its own; after pairs it would mean a confused peer.
                 guard pending.isEmpty else {
-                    throw .broken(endpoint: endpoint, detail: "sent an error line in the middle of a reply: \(ProtocolText.sanitized(String(line.prefix(80))))")
+                    throw .broken(
+                        endpoint: endpoint,
+                        detail: "sent an error line in the middle of a reply: \(ProtocolText.sanitized(String(line.prefix(80))))")
                 }
                 pendingBytes = 0
                 throw .refused(ack)
             case nil:
-                throw .broken(endpoint: endpoint, detail: "sent a line that is not part of protocol 1: \"\(ProtocolText.sanitized(String(line.prefix(80))))\"")
+                throw .broken(
+                    endpoint: endpoint,
+                    detail: "sent a line that is not part of protocol 1: \"\(ProtocolText.sanitized(String(line.prefix(80))))\"")
             }
         }
     }
 
-    private enum LineEvent { case line(String), interrupted, quiet }
+    private enum LineEvent {
+        case line(String)
+        case interrupted, quiet
+    }
 
     /// The next line without its newline, unless `interrupt` is raised or `quietAt` passes first.
-    private func readLine(deadline: UInt64?, timeoutMilliseconds: Int, quietAt: UInt64?, interrupt: InterruptSignal?) throws(ClientError) -> LineEvent {
+    private func readLine(deadline: UInt64?, timeoutMilliseconds: Int, quietAt: UInt64?, interrupt: InterruptSignal?) throws(ClientError)
+        -> LineEvent
+    {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             if let newline = input.firstIndex(of: UInt8(ascii: "\n")) {

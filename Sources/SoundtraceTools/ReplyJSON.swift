@@ -8,7 +8,7 @@ enum ReplyJSON {
     /// Protocol keys that `match --json` already names differently.
     private static let renamed: [String: String] = [
         "reference": "referenceId", "offset": "offsetSeconds", "heard": "heardSeconds",
-        "duration": "durationSeconds", "session": "sessionId", "event": "eventId",
+        "duration": "durationSeconds", "session": "sessionId", "event": "eventId"
     ]
     private static let integers: Set<String> = ["id", "event", "score", "catalog_version", "catalog_references", "window", "deleted"]
     private static let decimals: Set<String> = ["offset", "heard", "duration"]

@@ -17,7 +17,7 @@ enum SPDXLicense {
         "GPL-2.0-only", "GPL-2.0-or-later", "GPL-3.0-only", "GPL-3.0-or-later",
         "LGPL-2.1-only", "LGPL-2.1-or-later", "LGPL-3.0-only", "LGPL-3.0-or-later",
         "AGPL-3.0-only", "AGPL-3.0-or-later", "MPL-2.0", "Apache-2.0", "MIT", "BSD-2-Clause",
-        "BSD-3-Clause", "ISC", "Zlib", "Artistic-2.0", "WTFPL", "Beerware",
+        "BSD-3-Clause", "ISC", "Zlib", "Artistic-2.0", "WTFPL", "Beerware"
     ]
     static let exceptions: Set<String> = ["Classpath-exception-2.0", "Font-exception-2.0"]
 
@@ -27,7 +27,10 @@ enum SPDXLicense {
         var word = ""
         for character in text {
             if character == "(" || character == ")" || character == " " {
-                if !word.isEmpty { tokens.append(word); word = "" }
+                if !word.isEmpty {
+                    tokens.append(word)
+                    word = ""
+                }
                 if character != " " { tokens.append(String(character)) }
             } else {
                 word.append(character)
@@ -69,7 +72,9 @@ enum SPDXLicense {
                 guard position < tokens.count else { return "ends after WITH; name an exception such as Classpath-exception-2.0" }
                 let exception = tokens[position]
                 position += 1
-                guard SPDXLicense.exceptions.contains(exception) else { return "names the exception '\(exception)', which is not one SPDX lists here" }
+                guard SPDXLicense.exceptions.contains(exception) else {
+                    return "names the exception '\(exception)', which is not one SPDX lists here"
+                }
             }
             return nil
         }
@@ -89,7 +94,8 @@ enum SPDXLicense {
             if !family.isEmpty {
                 return "'\(token)' needs a version: one of \(family.prefix(6).joined(separator: ", "))"
             }
-            return "'\(token)' is not an SPDX identifier known here (e.g. CC0-1.0, CC-BY-4.0, CC-BY-SA-4.0); for terms of your own use LicenseRef-NAME"
+            return
+                "'\(token)' is not an SPDX identifier known here (e.g. CC0-1.0, CC-BY-4.0, CC-BY-SA-4.0); for terms of your own use LicenseRef-NAME"
         }
     }
 }

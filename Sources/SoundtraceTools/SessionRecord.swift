@@ -42,7 +42,8 @@ struct SessionRecord: Equatable {
             if let event = r.value("event") { details.append("history #\(event)") }
             let title = r.value("title").map { " \"\($0)\"" } ?? ""
             let creator = r.value("creator").map { " by \($0)" } ?? ""
-            let line = "\(id): \(style.good("match")) \(r.value("reference") ?? "?")\(title)\(creator) at \(r.value("offset") ?? "?") s (\(details.joined(separator: ", ")))"
+            let line =
+                "\(id): \(style.good("match")) \(r.value("reference") ?? "?")\(title)\(creator) at \(r.value("offset") ?? "?") s (\(details.joined(separator: ", ")))"
             // A result the box could not keep must not look like one it kept.
             guard r.value("saved") == "no" else { return line }
             return line + "\n\(id): \(style.bad("not saved in the history")): \(r.value("save_error") ?? "no reason given")"
@@ -66,14 +67,18 @@ struct SessionRecord: Equatable {
         let r = reply
         func decimal(_ key: String) -> String { r.value(key).flatMap { ReplyJSON.isDecimal($0) ? $0 : nil } ?? "null" }
         func string(_ key: String) -> String { r.value(key).map(Text.json) ?? "null" }
-        var pairs: [(String, String)] = [("daemon", Text.json(daemon)), ("sessionId", Text.json(id)), ("outcome", Text.json(outcome)),
-                                         ("startedAt", string("started_at"))]
+        var pairs: [(String, String)] = [
+            ("daemon", Text.json(daemon)), ("sessionId", Text.json(id)), ("outcome", Text.json(outcome)),
+            ("startedAt", string("started_at"))
+        ]
         if state == "matched" {
-            pairs += [("referenceId", string("reference")), ("title", string("title")), ("creator", string("creator")),
-                      ("license", string("license")), ("offsetSeconds", decimal("offset")),
-                      ("score", r.value("score").flatMap { Int($0) }.map(String.init) ?? "0"),
-                      ("heardSeconds", decimal("heard")), ("eventId", r.value("event").flatMap { Int($0) }.map(String.init) ?? "null"),
-                      ("saved", r.value("saved") == "no" ? "false" : "true")]
+            pairs += [
+                ("referenceId", string("reference")), ("title", string("title")), ("creator", string("creator")),
+                ("license", string("license")), ("offsetSeconds", decimal("offset")),
+                ("score", r.value("score").flatMap { Int($0) }.map(String.init) ?? "0"),
+                ("heardSeconds", decimal("heard")), ("eventId", r.value("event").flatMap { Int($0) }.map(String.init) ?? "null"),
+                ("saved", r.value("saved") == "no" ? "false" : "true")
+            ]
             if let problem = r.value("save_error") { pairs.append(("saveError", Text.json(problem))) }
             return Text.jsonObject(pairs)
         }

@@ -23,8 +23,12 @@ enum SocketConnector {
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let entry = cursor {
             cursor = entry.pointee.ai_next
-            let fd = socket(entry.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { lastReason = String(cString: strerror(errno)); continue }
+            let fd = socket(
+                entry.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else {
+                lastReason = String(cString: strerror(errno))
+                continue
+            }
             if Glibc.connect(fd, entry.pointee.ai_addr, entry.pointee.ai_addrlen) == 0 { return fd }
             var failure = errno
             if failure == EINPROGRESS {
@@ -34,7 +38,8 @@ enum SocketConnector {
                 repeat { ready = poll(&waiting, 1, Int32(max(0, left))) } while ready < 0 && errno == EINTR
                 if ready == 0 {
                     close(fd)
-                    lastReason = "no answer within \((timeoutMilliseconds + 999) / 1000) s — is the box on and on this network, and is the port right?"
+                    lastReason =
+                        "no answer within \((timeoutMilliseconds + 999) / 1000) s — is the box on and on this network, and is the port right?"
                     continue
                 }
                 var soError: Int32 = 0

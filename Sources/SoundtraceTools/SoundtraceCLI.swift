@@ -5,44 +5,44 @@ public enum SoundtraceCLI {
     public static let version = SoundtraceVersion.current
 
     static let usage = """
-    usage: soundtrace COMMAND [OPTIONS]
+        usage: soundtrace COMMAND [OPTIONS]
 
-    The Soundtrace companion tool: asks the soundtraced daemon on the box, or works offline on
-    catalog and recording files.
+        The Soundtrace companion tool: asks the soundtraced daemon on the box, or works offline on
+        catalog and recording files.
 
-    daemon commands (talk to soundtraced over TCP: --host, --port, --token-file, --json):
-      status                what the daemon is doing: state, last outcome, catalog, microphone
-      listen                listen on the box's microphone and print the outcome (Ctrl-C cancels)
-      cancel                cancel the session the box is listening in
-      watch                 print each state change until Ctrl-C
-      session SESSION       one recent session's state and outcome (e.g. s-4)
-      history [START:END]   recognitions saved on the box, newest first
-      show ID               one recognition with its metadata
-      share ID              one recognition as plain text to paste
-      delete ID [--yes]     delete a recognition (asks first)
-      favorite REFERENCE    mark a reference as a favorite
-      unfavorite REFERENCE  unmark it
-      favorites             the favorite references
-      catalog [START:END]   the references of the catalog the daemon has loaded
-      reference REFERENCE   one reference of the daemon's catalog
-      guide                 what the catalog covers and how to add recordings
-      ping                  check that soundtraced answers
-      commands              the protocol commands this connection may use
+        daemon commands (talk to soundtraced over TCP: --host, --port, --token-file, --json):
+          status                what the daemon is doing: state, last outcome, catalog, microphone
+          listen                listen on the box's microphone and print the outcome (Ctrl-C cancels)
+          cancel                cancel the session the box is listening in
+          watch                 print each state change until Ctrl-C
+          session SESSION       one recent session's state and outcome (e.g. s-4)
+          history [START:END]   recognitions saved on the box, newest first
+          show ID               one recognition with its metadata
+          share ID              one recognition as plain text to paste
+          delete ID [--yes]     delete a recognition (asks first)
+          favorite REFERENCE    mark a reference as a favorite
+          unfavorite REFERENCE  unmark it
+          favorites             the favorite references
+          catalog [START:END]   the references of the catalog the daemon has loaded
+          reference REFERENCE   one reference of the daemon's catalog
+          guide                 what the catalog covers and how to add recordings
+          ping                  check that soundtraced answers
+          commands              the protocol commands this connection may use
 
-    offline tools (read files here; no daemon needed):
-      match FILE...         tell which catalog recording each WAV file is, and where in it
-      explain FILE          why a file was (not) named: every check and its bar (--svg: a picture)
-      match --device PCM    listen once on a local ALSA capture device, without the daemon
-      catalog build         build the catalog file from catalog/manifest.json and its recordings
-      catalog verify        check the catalog file and that every recording matches itself
-      catalog list          list the recordings in the catalog file
-      catalog show ID       show one recording's metadata from the catalog file
-      catalog add FILE ...  add a recording to the manifest (checks it first; no JSON to edit)
-      catalog remove ID     remove a recording from the manifest
+        offline tools (read files here; no daemon needed):
+          match FILE...         tell which catalog recording each WAV file is, and where in it
+          explain FILE          why a file was (not) named: every check and its bar (--svg: a picture)
+          match --device PCM    listen once on a local ALSA capture device, without the daemon
+          catalog build         build the catalog file from catalog/manifest.json and its recordings
+          catalog verify        check the catalog file and that every recording matches itself
+          catalog list          list the recordings in the catalog file
+          catalog show ID       show one recording's metadata from the catalog file
+          catalog add FILE ...  add a recording to the manifest (checks it first; no JSON to edit)
+          catalog remove ID     remove a recording from the manifest
 
-    Run `soundtrace COMMAND --help` for a command's options. `soundtrace --version` prints the version.
-    See also docs/CLI.md and man soundtrace.
-    """
+        Run `soundtrace COMMAND --help` for a command's options. `soundtrace --version` prints the version.
+        See also docs/CLI.md and man soundtrace.
+        """
 
     /// `catalog --help`: the one word that is both a daemon command and the offline tools.
     static var catalogUsage: String { CatalogDaemonCommands.catalog.usage }
@@ -53,7 +53,7 @@ public enum SoundtraceCLI {
         HistoryCommands.history, HistoryCommands.show, HistoryCommands.share, HistoryCommands.delete,
         FavoriteCommands.favorite, FavoriteCommands.unfavorite, FavoriteCommands.favorites,
         CatalogDaemonCommands.catalog, CatalogDaemonCommands.reference, CatalogDaemonCommands.guide,
-        StatusCommands.ping, StatusCommands.commands,
+        StatusCommands.ping, StatusCommands.commands
     ]
 
     /// Runs the command line `args` (without the program name) and returns the exit status.
@@ -129,7 +129,9 @@ public enum SoundtraceCLI {
                 return CatalogDaemonCommands.catalog.run(args, console: console, environment: environment)
             }
             let what = sub.map { "unknown catalog command '\($0)'" } ?? ""
-            console.error("soundtrace catalog: \(what) (build, verify, list, show, add or remove to work on files, or a range START:END to ask the daemon)\n\n\(catalogUsage)")
+            console.error(
+                "soundtrace catalog: \(what) (build, verify, list, show, add or remove to work on files, or a range START:END to ask the daemon)\n\n\(catalogUsage)"
+            )
             return .usage
         }
     }

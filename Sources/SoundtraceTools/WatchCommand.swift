@@ -5,9 +5,9 @@ enum WatchCommand {
     static let command = DaemonCommand(
         name: "watch",
         summary: """
-        Prints the daemon's state now and then one line per change (time in UTC, state, and for a
-        finished session its outcome), until Ctrl-C.
-        """,
+            Prints the daemon's state now and then one line per change (time in UTC, state, and for a
+            finished session its outcome), until Ctrl-C.
+            """,
         argument: .none,
         jsonHelp: "one JSON object per line: time, state, sessionId, outcome, referenceId, title, message",
         details: "exit status: 0 when stopped with Ctrl-C, 5 when the connection is lost, 6 when refused.",
@@ -22,7 +22,12 @@ enum WatchCommand {
         while true {
             let line = Line(try client.request("status"))
             // Idle also wakes for changes that leave what this prints as it was (device health, say).
-            if line != previous { c.console.print(c.json ? line.json(time: c.environment.clock.wallMilliseconds()) : line.text(time: c.environment.clock.wallMilliseconds(), style: c.style)) }
+            if line != previous {
+                c.console.print(
+                    c.json
+                        ? line.json(time: c.environment.clock.wallMilliseconds())
+                        : line.text(time: c.environment.clock.wallMilliseconds(), style: c.style))
+            }
             previous = line
             if try client.waitForStateChange(interrupt: interrupt) == .interrupted { return .success }
         }
@@ -68,10 +73,12 @@ enum WatchCommand {
 
         func json(time: Int64) -> String {
             let outcomeName = outcome.map { $0 == "matched" ? "match" : $0 }
-            return Text.jsonObject([("time", Text.json(TimeText.iso(time))), ("state", Text.json(state)),
-                                    ("sessionId", session.map(Text.json) ?? "null"), ("outcome", outcomeName.map(Text.json) ?? "null"),
-                                    ("referenceId", reference.map(Text.json) ?? "null"), ("title", title.map(Text.json) ?? "null"),
-                                    ("message", message.map(Text.json) ?? "null")])
+            return Text.jsonObject([
+                ("time", Text.json(TimeText.iso(time))), ("state", Text.json(state)),
+                ("sessionId", session.map(Text.json) ?? "null"), ("outcome", outcomeName.map(Text.json) ?? "null"),
+                ("referenceId", reference.map(Text.json) ?? "null"), ("title", title.map(Text.json) ?? "null"),
+                ("message", message.map(Text.json) ?? "null")
+            ])
         }
     }
 }

@@ -2,8 +2,8 @@
 // session id on stdout only after recordMatch has returned (the event is durable by then). The test
 // kills it with SIGKILL at random moments and checks that every printed id survived.
 import Glibc
-import SoundtraceStore
 import SoundtraceClock
+import SoundtraceStore
 
 /// Writes a whole line to a file descriptor with write(2): unbuffered, so the parent sees it at once.
 func emit(_ line: String, to descriptor: Int32) -> Bool {
@@ -20,9 +20,10 @@ func emit(_ line: String, to descriptor: Int32) -> Bool {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 2 || arguments.count == 3, !arguments[1].hasPrefix("-") else {
-    _ = emit("usage: soundtrace-store-writer DB_PATH [SESSION_PREFIX]\n"
-        + "Records events with session ids PREFIX-1, PREFIX-2, … (PREFIX defaults to s) until killed,\n"
-        + "printing each session id once its event is committed.", to: STDERR_FILENO)
+    _ = emit(
+        "usage: soundtrace-store-writer DB_PATH [SESSION_PREFIX]\n"
+            + "Records events with session ids PREFIX-1, PREFIX-2, … (PREFIX defaults to s) until killed,\n"
+            + "printing each session id once its event is committed.", to: STDERR_FILENO)
     exit(2)
 }
 let prefix = arguments.count == 3 ? arguments[2] : "s"
@@ -45,10 +46,13 @@ for number in 1...maximumEvents {
     let snapshot = ReferenceSnapshot(
         title: "Power loss \(number)", creator: "soundtrace-store-writer", license: "CC0-1.0",
         sourceFile: "audio/writer.wav",
-        metadata: [.init(key: "number", value: "\(number)"), .init(key: "prefix", value: prefix), .init(key: "note", value: "written until killed")],
+        metadata: [
+            .init(key: "number", value: "\(number)"), .init(key: "prefix", value: prefix), .init(key: "note", value: "written until killed")
+        ],
         catalogHash: hash)
-    let match = NewRecognition(sessionId: sessionId, referenceId: "writer-reference", matchedAt: SystemClock.wallMilliseconds(),
-                               offsetMilliseconds: Int64(number), score: number, snapshot: snapshot)
+    let match = NewRecognition(
+        sessionId: sessionId, referenceId: "writer-reference", matchedAt: SystemClock.wallMilliseconds(),
+        offsetMilliseconds: Int64(number), score: number, snapshot: snapshot)
     do {
         _ = try store.recordMatch(match)
     } catch {

@@ -42,9 +42,11 @@ import Testing
 
     /// Every long option a command's --help lists is offered after `--`, and nothing else: the
     /// script's tables cannot fall behind the CLI.
-    @Test(arguments: ["status", "listen", "cancel", "watch", "session", "history", "show", "share", "delete", "favorite",
-                      "unfavorite", "favorites", "catalog", "reference", "guide", "ping", "commands", "match", "explain",
-                      "catalog build", "catalog verify", "catalog list", "catalog show", "catalog add", "catalog remove"])
+    @Test(arguments: [
+        "status", "listen", "cancel", "watch", "session", "history", "show", "share", "delete", "favorite",
+        "unfavorite", "favorites", "catalog", "reference", "guide", "ping", "commands", "match", "explain",
+        "catalog build", "catalog verify", "catalog list", "catalog show", "catalog add", "catalog remove"
+    ])
     func offersExactlyTheOptionsOfEachCommandsHelp(command: String) throws {
         let words = command.split(separator: " ").map(String.init)
         let (status, help) = try SystemTool.run([Self.binary] + words + ["--help"])

@@ -266,7 +266,10 @@ import Testing
         #expect(Set(recorded).count == recorded.count, "a session was recorded twice: \(recorded)")
         // Both outcomes really happened during the race: sessions matched (and were recorded), and
         // racing cancels ended listening sessions. A canceled session has no recognition.
-        #expect(!recorded.isEmpty, "no session matched in \(bursts) bursts (\(started.count) sessions, \(canceled.items.count) canceled; one match takes \(matchMilliseconds) ms)")
+        #expect(
+            !recorded.isEmpty,
+            "no session matched in \(bursts) bursts (\(started.count) sessions, \(canceled.items.count) canceled; one match takes \(matchMilliseconds) ms)"
+        )
         #expect(!canceled.items.isEmpty, "no cancel ended a session in \(bursts) bursts (\(started.count) sessions)")
         #expect(Set(canceled.items).count == canceled.items.count, "a session was canceled twice: \(canceled.items)")
         #expect(Set(canceled.items).isDisjoint(with: recorded), "canceled \(canceled.items.sorted()) recorded \(recorded.sorted())")
@@ -338,8 +341,9 @@ import Testing
     /// Runs the companion CLI against the daemon; returns its status and standard output.
     private func companion(_ arguments: [String], port: Int) throws -> (Int32, String) {
         let out = mics.directory + "/companion-\(UUID().uuidString).out"
-        let child = try ChildProcess(path: Microphones.binary, arguments: arguments + ["--port", String(port)],
-                                     environment: mics.environment, stdout: out, stderr: out + ".err")
+        let child = try ChildProcess(
+            path: Microphones.binary, arguments: arguments + ["--port", String(port)],
+            environment: mics.environment, stdout: out, stderr: out + ".err")
         let status = child.waitForExit()
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
     }
@@ -391,8 +395,9 @@ import Testing
         #expect(listing.values("title") == catalog.references.map(\.audio.title))
         #expect(listing.values("creator") == catalog.references.map(\.audio.creator))
         #expect(listing.values("license") == catalog.references.map(\.audio.license))
-        #expect(listing.values("duration").count == ids.count && listing.values("duration").allSatisfy { (Double($0) ?? 0) > 10 },
-                "\(listing.values("duration"))")
+        #expect(
+            listing.values("duration").count == ids.count && listing.values("duration").allSatisfy { (Double($0) ?? 0) > 10 },
+            "\(listing.values("duration"))")
         #expect(try client.command("catalog 1:3").values("reference") == Array(ids[1..<3]))
         #expect(try client.command("catalog \(ids.count):") == .ok([]))
         #expect(try client.command("catalog 0:101").ackLine?.hasPrefix("ACK [2@0] {catalog}") == true)
@@ -403,12 +408,15 @@ import Testing
         #expect(shown.value("favorite") == "no")
         #expect(try client.command("reference no-such-recording").ackLine?.hasPrefix("ACK [50@0] {reference}") == true)
         let guide = try client.command("guide").values("line")
-        #expect(guide.first?.hasPrefix("This appliance recognizes \(ids.count) recordings (catalog version \(catalog.manifest.version)") == true,
-                "\(guide)")
+        #expect(
+            guide.first?.hasPrefix("This appliance recognizes \(ids.count) recordings (catalog version \(catalog.manifest.version)")
+                == true,
+            "\(guide)")
         for audio in catalog.references.map(\.audio) {
             #expect(guide.contains { $0.contains(audio.title) && $0.contains("[\(audio.id)]") }, "\(audio.id) is not in \(guide)")
         }
-        #expect(guide.contains { $0.contains("soundtrace catalog build") } && guide.contains { $0.contains("systemctl reload soundtraced") })
+        #expect(
+            guide.contains { $0.contains("soundtrace catalog build") } && guide.contains { $0.contains("systemctl reload soundtraced") })
         #expect(guide.contains { $0.contains(catalogPath) }, "\(guide)")
         // A favorite shows in the browser.
         #expect(try client.command("favorite \(reference.id)").value("changed") == "yes")
@@ -434,8 +442,9 @@ import Testing
         let state = DaemonProcess.stateDirectory("browse-denied")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         #expect(chown(state, nobody.pointee.pw_uid, nobody.pointee.pw_gid) == 0)
-        let denied = try DaemonProcess(stateDirectory: state, device: "st_acc_root_only", catalog: catalogPath,
-                                       launcher: [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"], binary: binary)
+        let denied = try DaemonProcess(
+            stateDirectory: state, device: "st_acc_root_only", catalog: catalogPath,
+            launcher: [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"], binary: binary)
         defer { denied.stop() }
         let browser = try denied.connect()
         let failed = try browser.command("listen")
@@ -511,7 +520,9 @@ import Testing
         defer { daemon.stop() }
 
         let client = try daemon.connect()
-        #expect(try client.command("frobnicate").ackLine == "ACK [5@0] {frobnicate} unknown command \"frobnicate\"; send `commands` for the list")
+        #expect(
+            try client.command("frobnicate").ackLine
+                == "ACK [5@0] {frobnicate} unknown command \"frobnicate\"; send `commands` for the list")
         #expect(try client.command("show").ackLine?.hasPrefix("ACK [2@0] {show} show takes 1 argument") == true)
         #expect(try client.command("show 0").ackLine?.hasPrefix("ACK [2@0] {show}") == true)
         #expect(try client.command("history 5:500").ackLine?.hasPrefix("ACK [2@0] {history} range") == true)
@@ -566,7 +577,10 @@ import Testing
     }
 
     @Test func sigtermDuringASessionClosesTheDeviceAndExitsCleanly() throws {
-        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
+        if let missing = TestPulseServer.missingRequirements() {
+            Issue.record(Comment(rawValue: missing))
+            return
+        }
         let server = mics.daemonPulse
         try server.start()
         defer { server.stop() }
@@ -586,9 +600,11 @@ import Testing
     private func waitForCaptureStreams(_ server: TestPulseServer, present: Bool) throws {
         let listing = mics.directory + "/daemon-source-outputs.txt"
         for _ in 0..<200 {
-            try ChildProcess(path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
-                             arguments: ["list", "short", "source-outputs"], environment: server.environment,
-                             stdout: listing).waitForExit()
+            try ChildProcess(
+                path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
+                arguments: ["list", "short", "source-outputs"], environment: server.environment,
+                stdout: listing
+            ).waitForExit()
             let text = (try? String(contentsOfFile: listing, encoding: .utf8)) ?? ""
             if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty != present { return }
             usleep(50_000)  // the server's stream list is the condition itself; at most 10 s
@@ -602,8 +618,16 @@ final class Failures: @unchecked Sendable {
     // @unchecked: `items` is guarded by `lock`.
     private let lock = NSLock()
     private var list: [String] = []
-    func add(_ item: String) { lock.lock(); list.append(item); lock.unlock() }
-    var items: [String] { lock.lock(); defer { lock.unlock() }; return list }
+    func add(_ item: String) {
+        lock.lock()
+        list.append(item)
+        lock.unlock()
+    }
+    var items: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
+    }
 }
 
 /// A datagram socket standing in for systemd's notification socket.

@@ -31,7 +31,10 @@ import Testing
         #expect(local.greetingLine == "OK SOUNDTRACE 1")
         #expect(try local.command("status").value("state") == "idle")
         let told = try waiting[0].readLine(timeoutMilliseconds: 5000)
-        #expect(told == "ACK [56@0] {} every slot (3) is taken and a client on this machine needs one: closing this waiting connection; reconnect to wait again")
+        #expect(
+            told
+                == "ACK [56@0] {} every slot (3) is taken and a client on this machine needs one: closing this waiting connection; reconnect to wait again"
+        )
         #expect(waiting[0].isClosedByServer())
         #expect(try waiting[1].command("noidle") == .ok([]))
 
@@ -110,7 +113,8 @@ import Testing
         #expect(log.contains { $0.hasPrefix("soundtraced: left out ") && $0.contains("more lines like \"session s-") }, "\(log.suffix(20))")
         #expect(log.last == "soundtraced: stopped")
         let console = daemon.output.split(separator: "\n")
-        #expect(console.count <= bound, "\(console.count) console lines for \(cycles) cycles:\n\(console.suffix(20).joined(separator: "\n"))")
+        #expect(
+            console.count <= bound, "\(console.count) console lines for \(cycles) cycles:\n\(console.suffix(20).joined(separator: "\n"))")
         #expect(console.contains { $0.hasPrefix("left out ") }, "\(console.suffix(20))")
     }
 }
@@ -127,7 +131,8 @@ enum LocalAddress {
             defer { entry = current.pointee.ifa_next }
             let flags = Int32(current.pointee.ifa_flags)
             guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
-                  flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0 else { continue }
+                flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0
+            else { continue }
             var ipv4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
             var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
             guard inet_ntop(AF_INET, &ipv4, &text, socklen_t(text.count)) != nil else { continue }

@@ -16,9 +16,11 @@ final class DaemonProcess {
     /// arguments added, and waits until it serves.
     /// `launcher` is a command that runs it (e.g. `ip netns exec NAME`, `setpriv …`) and must end by
     /// exec-ing it, so that the child's pid is the daemon's; `binary` replaces the built daemon.
-    init(stateDirectory: String, device: String = "st_acc_switch", catalog: String = Microphones.catalogPath,
-         extra: [String] = [], environment: [String: String] = [:], config: String = "/dev/null",
-         stdin: String = "/dev/null", launcher: [String] = [], binary: String = DaemonProcess.binary) throws {
+    init(
+        stateDirectory: String, device: String = "st_acc_switch", catalog: String = Microphones.catalogPath,
+        extra: [String] = [], environment: [String: String] = [:], config: String = "/dev/null",
+        stdin: String = "/dev/null", launcher: [String] = [], binary: String = DaemonProcess.binary
+    ) throws {
         let mics = Microphones.shared
         self.stateDirectory = stateDirectory
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
@@ -26,10 +28,14 @@ final class DaemonProcess {
         outputPath = stateDirectory + ".out"
         var env = mics.environment
         for (key, value) in environment { env[key] = value }
-        let command = launcher + [binary, "--config", config, "--no-gpio", "--port", "0", "--state-dir", stateDirectory,
-                                  "--device", device, "--catalog", catalog] + extra
-        child = try ChildProcess(path: command[0], arguments: Array(command.dropFirst()),
-                                 environment: env, stdin: stdin, stdout: outputPath, stderr: logPath)
+        let command =
+            launcher + [
+                binary, "--config", config, "--no-gpio", "--port", "0", "--state-dir", stateDirectory,
+                "--device", device, "--catalog", catalog
+            ] + extra
+        child = try ChildProcess(
+            path: command[0], arguments: Array(command.dropFirst()),
+            environment: env, stdin: stdin, stdout: outputPath, stderr: logPath)
         let deadline = ProtocolConnection.now() + 15_000
         var found: Int?
         while found == nil, ProtocolConnection.now() < deadline {
@@ -42,7 +48,9 @@ final class DaemonProcess {
                 usleep(20_000)
             }
         }
-        guard let found else { throw TestFailure("soundtraced did not serve within 15 s: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")") }
+        guard let found else {
+            throw TestFailure("soundtraced did not serve within 15 s: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+        }
         port = found
     }
 

@@ -7,7 +7,8 @@ import Testing
 /// Debian package from deploy/build-deb.sh. They run the real tools (systemd-analyze, dpkg-deb,
 /// dpkg-shlibdeps), which scripts/setup.sh installs; nothing here needs root or a running systemd.
 @Suite struct DeploymentTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
     static let unit = root + "/deploy/soundtraced.service"
 
     // MARK: The unit
@@ -16,21 +17,25 @@ import Testing
     @Test func theUnitsOverallExposureIsAtMostOnePointFour() throws {
         let run = try Command.run(["systemd-analyze", "security", "--offline=yes", "--no-pager", Self.unit])
         // The table lists each check; the last line is "→ Overall exposure level for NAME: 1.4 OK …".
-        let line = try #require(run.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") },
-                                "no overall exposure in: \(run.stdout) \(run.stderr)")
-        let number = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) },
-                                  "cannot read the exposure from '\(line)'")
+        let line = try #require(
+            run.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") },
+            "no overall exposure in: \(run.stdout) \(run.stderr)")
+        let number = try #require(
+            line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) },
+            "cannot read the exposure from '\(line)'")
         #expect(number <= 1.4, "\(run.stdout)")
         // The offline analysis also reports settings it could not parse.
         #expect(!run.stderr.contains("ignoring"), "\(run.stderr)")
     }
 
     /// The microphone and GPIO chips stay reachable: a private /dev would hide them.
-    @Test(arguments: ["DevicePolicy=closed", "DeviceAllow=char-alsa rw", "DeviceAllow=char-gpiochip rw",
-                      "SupplementaryGroups=audio gpio", "CapabilityBoundingSet=", "Type=notify", "NotifyAccess=main",
-                      "User=soundtrace", "StateDirectory=soundtrace", "ConfigurationDirectory=soundtrace",
-                      "ExecStart=/usr/bin/soundtraced --config /etc/soundtrace/soundtraced.conf",
-                      "ExecReload=/bin/kill -HUP $MAINPID", "Restart=on-failure"])
+    @Test(arguments: [
+        "DevicePolicy=closed", "DeviceAllow=char-alsa rw", "DeviceAllow=char-gpiochip rw",
+        "SupplementaryGroups=audio gpio", "CapabilityBoundingSet=", "Type=notify", "NotifyAccess=main",
+        "User=soundtrace", "StateDirectory=soundtrace", "ConfigurationDirectory=soundtrace",
+        "ExecStart=/usr/bin/soundtraced --config /etc/soundtrace/soundtraced.conf",
+        "ExecReload=/bin/kill -HUP $MAINPID", "Restart=on-failure"
+    ])
     func theUnitSets(_ setting: String) throws {
         let lines = try String(contentsOfFile: Self.unit, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.contains(setting))
@@ -56,8 +61,10 @@ import Testing
         }
         try FileManager.default.createDirectory(atPath: stage.destdir + "/bin", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: "/bin/kill", toPath: stage.destdir + "/bin/kill")
-        let run = try Command.run(["systemd-analyze", "verify", "--man=no", "--root=" + stage.destdir,
-                                   system + "/soundtraced.service"])
+        let run = try Command.run([
+            "systemd-analyze", "verify", "--man=no", "--root=" + stage.destdir,
+            system + "/soundtraced.service"
+        ])
         #expect(run.status == 0)
         #expect(run.stdout.isEmpty && run.stderr.isEmpty, "\(run.stdout)\(run.stderr)")
     }
@@ -93,7 +100,7 @@ import Testing
         ("/usr/share/soundtrace/70-soundtrace-usb-mic.rules.template", 0o644),
         ("/usr/share/man/man8/soundtraced.8.gz", 0o644),
         ("/usr/share/bash-completion/completions/soundtrace", 0o644),
-        ("/etc/soundtrace/token", 0o640),
+        ("/etc/soundtrace/token", 0o640)
     ]
 
     @Test func installStagesEveryFileWithSaneModes() throws {
@@ -121,8 +128,10 @@ import Testing
         let unpacked = try Command.run(["gzip", "-dc", stage.destdir + "/usr/share/man/man8/soundtraced.8.gz"])
         #expect(unpacked.stdout == (try String(contentsOfFile: Self.root + "/man/soundtraced.8", encoding: .utf8)))
         // The shipped files are the repository's.
-        for (installed, source) in [("/usr/lib/systemd/system/soundtraced.service", "deploy/soundtraced.service"),
-                                    ("/etc/soundtrace/soundtraced.conf", "deploy/soundtraced.conf")] {
+        for (installed, source) in [
+            ("/usr/lib/systemd/system/soundtraced.service", "deploy/soundtraced.service"),
+            ("/etc/soundtrace/soundtraced.conf", "deploy/soundtraced.conf")
+        ] {
             #expect(FileManager.default.contentsEqual(atPath: stage.destdir + installed, andPath: Self.root + "/" + source))
         }
     }
@@ -137,8 +146,9 @@ import Testing
             .trimmingCharacters(in: .whitespacesAndNewlines)
         // 24 random bytes (192 bits, past the daemon's 128-bit bar), and not the same on two boxes.
         #expect(Data(base64Encoded: token)?.count == 24, "\(token)")
-        #expect(try String(contentsOfFile: second.destdir + path, encoding: .utf8)
-                    != (try String(contentsOfFile: first.destdir + path, encoding: .utf8)))
+        #expect(
+            try String(contentsOfFile: second.destdir + path, encoding: .utf8)
+                != (try String(contentsOfFile: first.destdir + path, encoding: .utf8)))
         // Installing again keeps it (the fingerprint of every file, below, covers it too).
         try #require(try first.install().status == 0)
         #expect(try String(contentsOfFile: first.destdir + path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == token)
@@ -202,10 +212,13 @@ import Testing
             try Command.run(["dpkg-deb", "-f", deb, name]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         #expect(try field("Package") == "soundtrace")
-        #expect(try field("Architecture") == Command.run(["dpkg", "--print-architecture"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(
+            try field("Architecture")
+                == Command.run(["dpkg", "--print-architecture"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         let depends = try field("Depends")
-        let dependedOn = Set(depends.split(separator: ",").flatMap { $0.split(separator: "|") }
-            .compactMap { $0.split(separator: " ").first.map(String.init) })
+        let dependedOn = Set(
+            depends.split(separator: ",").flatMap { $0.split(separator: "|") }
+                .compactMap { $0.split(separator: " ").first.map(String.init) })
 
         // Contents: every installed file, man pages gzipped, the configuration as a conffile.
         let tree = out + "/tree"
@@ -272,10 +285,11 @@ import Testing
         // GPIO goes through libgpiod, shared in the package (docs/HARDWARE.md): its package is a
         // dependency, whichever major the build machine has (libgpiod2 on bookworm, libgpiod3 on trixie).
         let daemonLibraries = try Command.run(["objdump", "-p", tree + "/usr/bin/soundtrace"]).stdout
-        #expect(daemonLibraries.split(separator: "\n").contains { line in
-            let parts = line.split(separator: " ")
-            return parts.count == 2 && parts[0] == "NEEDED" && parts[1].hasPrefix("libgpiod.so.")
-        }, "\(daemonLibraries)")
+        #expect(
+            daemonLibraries.split(separator: "\n").contains { line in
+                let parts = line.split(separator: " ")
+                return parts.count == 2 && parts[0] == "NEEDED" && parts[1].hasPrefix("libgpiod.so.")
+            }, "\(daemonLibraries)")
         #expect(dependedOn.contains { $0.hasPrefix("libgpiod") }, "\(depends)")
     }
 
@@ -306,7 +320,8 @@ private struct Stage {
         directory = try Self.temporaryDirectory("stage")
         try FileManager.default.createDirectory(atPath: binaries, withIntermediateDirectories: true)
         let path = binaries + "/soundtrace"
-        let script = multiCall
+        let script =
+            multiCall
             ? "#!/bin/sh\ncase \"${0##*/}\" in soundtraced) echo 'soundtraced 0.0.0-stand-in' ;; *) echo 'soundtrace 0.0.0-stand-in' ;; esac\n"
             : "#!/bin/sh\necho 'soundtrace 0.0.0-stand-in'\n"
         // Written by a child process, not by this one: while this process holds a file open for
@@ -376,17 +391,20 @@ private enum Command {
     static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Result {
         let folder = try Stage.temporaryDirectory("run")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let out = folder + "/out", err = folder + "/err"
+        let out = folder + "/out"
+        let err = folder + "/err"
         var environment = environment
         // swift-build's folder, for build-deb.sh when the tests are run without it on PATH.
         environment["PATH"] = (environment["PATH"] ?? "/usr/bin:/bin") + ":/opt/swift/usr/bin:/usr/sbin:/sbin"
         // ChildProcess (posix_spawn), not Foundation's Process: its weak references, alive at exit,
         // showed as leaks under LeakSanitizer (scripts/sanitizers.sh address), and its descriptors
         // for the output files were open in this process where other tests' children could inherit them.
-        let child = try ChildProcess(path: "/usr/bin/env", arguments: arguments, environment: environment,
-                                     stdout: out, stderr: err)
-        return Result(status: child.waitForExit(),
-                      stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+        let child = try ChildProcess(
+            path: "/usr/bin/env", arguments: arguments, environment: environment,
+            stdout: out, stderr: err)
+        return Result(
+            status: child.waitForExit(),
+            stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
 }

@@ -11,8 +11,9 @@ import Testing
     /// Runs the real binary to its end; returns its exit status and what it printed.
     private func check(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let base = mics.directory + "/check-\(UUID().uuidString.prefix(8))"
-        let child = try ChildProcess(path: DaemonProcess.binary, arguments: ["--check-hardware", "--config", "/dev/null"] + arguments,
-                                     environment: mics.environment, stdout: base + ".out", stderr: base + ".err")
+        let child = try ChildProcess(
+            path: DaemonProcess.binary, arguments: ["--check-hardware", "--config", "/dev/null"] + arguments,
+            environment: mics.environment, stdout: base + ".out", stderr: base + ".err")
         let status = child.waitForExit()
         let output = (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? ""
         return (status, output + ((try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""))
@@ -22,13 +23,18 @@ import Testing
         try #require(GPIOChips.none, "this test expects a machine without /dev/gpiochip*")
         let (status, output) = try check(["--device", "st_acc_ref_a"])
         #expect(status == 1)
-        #expect(output.contains("1/6 GPIO lines: button GPIO17, header pin 11, listening LED GPIO23, header pin 16, result LED GPIO24, header pin 18, buzzer GPIO25, header pin 22\n"), "\(output)")
+        #expect(
+            output.contains(
+                "1/6 GPIO lines: button GPIO17, header pin 11, listening LED GPIO23, header pin 16, result LED GPIO24, header pin 18, buzzer GPIO25, header pin 22\n"
+            ), "\(output)")
         #expect(output.contains("   FAILED: no GPIO chip: /dev has no gpiochip* device"), "\(output)")
         #expect(output.contains("5/6 button (GPIO17, header pin 11)\n   skipped: needs the GPIO lines, which did not open\n"), "\(output)")
         // The microphone step runs anyway and reports a level in dBFS.
         let level = try #require(output.split(separator: "\n").first { $0.hasPrefix("   ok: RMS ") }, "\(output)")
         #expect(level.contains(" dBFS, peak ") && !level.contains("∞"))
-        #expect(output.contains("Summary: 1 of 6 checks passed; FAILED: GPIO lines; skipped: listening LED, result LED, buzzer, button."), "\(output)")
+        #expect(
+            output.contains("Summary: 1 of 6 checks passed; FAILED: GPIO lines; skipped: listening LED, result LED, buzzer, button."),
+            "\(output)")
     }
 
     @Test func aMissingMicrophoneFailsItsStepTooAndSilenceIsCalledSilence() throws {
@@ -52,10 +58,14 @@ extension HardwareCheckAcceptanceTests {
         let config = state + ".conf"
         try "gpio = yes\n".write(toFile: config, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let child = try ChildProcess(path: DaemonProcess.binary,
-                                     arguments: ["--config", config, "--port", "0", "--state-dir", state, "--catalog", Microphones.catalogPath],
-                                     environment: mics.environment, stdout: state + ".out", stderr: state + ".log")
-        defer { child.send(SIGTERM); _ = child.waitForExit() }
+        let child = try ChildProcess(
+            path: DaemonProcess.binary,
+            arguments: ["--config", config, "--port", "0", "--state-dir", state, "--catalog", Microphones.catalogPath],
+            environment: mics.environment, stdout: state + ".out", stderr: state + ".log")
+        defer {
+            child.send(SIGTERM)
+            _ = child.waitForExit()
+        }
         var log = ""
         for _ in 0..<750 where !log.contains("serving protocol") {
             usleep(20_000)  // the child's log is the condition

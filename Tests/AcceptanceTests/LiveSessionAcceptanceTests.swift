@@ -57,8 +57,9 @@ import Testing
         try? FileManager.default.removeItem(atPath: catalog)
         try FileManager.default.copyItem(atPath: Microphones.catalogPath, toPath: catalog)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: catalog)
-        let run = try LiveRun.run(device: "st_acc_root_only", binary: binary, catalog: catalog,
-                                  prefix: [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        let run = try LiveRun.run(
+            device: "st_acc_root_only", binary: binary, catalog: catalog,
+            prefix: [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
         #expect(run.status == 4, "\(run.output) \(run.stderr)")
         #expect(run.output["errorCode"] as? String == "permissionDenied")
         #expect((run.output["error"] as? String ?? "").contains("'audio' group"))
@@ -70,11 +71,14 @@ import Testing
     private func waitForCapture(_ server: TestPulseServer) throws {
         let listing = mics.directory + "/source-outputs.txt"
         for _ in 0..<200 {
-            let child = try ChildProcess(path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
-                                         arguments: ["list", "short", "source-outputs"], environment: server.environment,
-                                         stdout: listing)
+            let child = try ChildProcess(
+                path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
+                arguments: ["list", "short", "source-outputs"], environment: server.environment,
+                stdout: listing)
             child.waitForExit()
-            if let text = try? String(contentsOfFile: listing, encoding: .utf8), !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            if let text = try? String(contentsOfFile: listing, encoding: .utf8),
+                !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+            {
                 return
             }
             usleep(50_000)  // poll the server's stream list for the condition itself, at most 10 s
@@ -108,7 +112,10 @@ import Testing
     }
 
     @Test func playbackInRealTimeIsRecognizedAndTheDeviceIsReleased() throws {
-        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
+        if let missing = TestPulseServer.missingRequirements() {
+            Issue.record(Comment(rawValue: missing))
+            return
+        }
         let server = mics.pulse
         try server.start()
         defer { server.stop() }
@@ -123,14 +130,19 @@ import Testing
         #expect((run.heard ?? 99) < 14, "heard \(String(describing: run.heard)) s in \(run.seconds) s")
         // The device is closed: no capture stream remains on the server.
         let listing = mics.directory + "/after.txt"
-        try ChildProcess(path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
-                         arguments: ["list", "short", "source-outputs"], environment: server.environment,
-                         stdout: listing).waitForExit()
+        try ChildProcess(
+            path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
+            arguments: ["list", "short", "source-outputs"], environment: server.environment,
+            stdout: listing
+        ).waitForExit()
         #expect((try String(contentsOfFile: listing, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
     }
 
     @Test func ctrlCCancelsWithTheDeviceClosedAndNoResult() throws {
-        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
+        if let missing = TestPulseServer.missingRequirements() {
+            Issue.record(Comment(rawValue: missing))
+            return
+        }
         let server = mics.pulse
         try server.start()
         defer { server.stop() }
@@ -146,14 +158,19 @@ import Testing
         #expect(ContinuousClock.now - signalled < .seconds(3))
         // The device was closed: the server has no capture stream left.
         let listing = mics.directory + "/after-cancel.txt"
-        try ChildProcess(path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
-                         arguments: ["list", "short", "source-outputs"], environment: server.environment,
-                         stdout: listing).waitForExit()
+        try ChildProcess(
+            path: try TestPulseServer.executable("pactl").orThrow("pactl missing"),
+            arguments: ["list", "short", "source-outputs"], environment: server.environment,
+            stdout: listing
+        ).waitForExit()
         #expect((try String(contentsOfFile: listing, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
     }
 
     @Test func unpluggingMidSessionFailsAndTheNextSessionWorksOnceTheDeviceIsBack() throws {
-        if let missing = TestPulseServer.missingRequirements() { Issue.record(Comment(rawValue: missing)); return }
+        if let missing = TestPulseServer.missingRequirements() {
+            Issue.record(Comment(rawValue: missing))
+            return
+        }
         let server = mics.pulse
         try server.start()
         let started = ContinuousClock.now

@@ -12,7 +12,8 @@ final class Microphones: @unchecked Sendable {
         do { return try Microphones() } catch { fatalError("cannot set up simulated microphones: \(error)") }
     }()
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
     static let catalogPath = root + "/catalog/soundtrace.catalog"
     static let rate = 8000
 
@@ -48,7 +49,9 @@ final class Microphones: @unchecked Sendable {
         try addFilePCM("st_acc_silence", samples: [Int16](repeating: 0, count: 14 * Self.rate))
         try addFilePCM("st_acc_noise", samples: TestAudio.pinkNoise(seed: 9, count: 14 * Self.rate, rms: 3000).samples)
         let outside = try RecordingLoader.load(path: Self.root + "/catalog/outside/salt-meadow-mallets.wav").audio
-        try addFilePCM("st_acc_outside", samples: TestAudio.micChain(TestAudio.excerpt(outside, from: 5 * Self.rate, count: 14 * Self.rate), seed: 3).samples)
+        try addFilePCM(
+            "st_acc_outside",
+            samples: TestAudio.micChain(TestAudio.excerpt(outside, from: 5 * Self.rate, count: 14 * Self.rate), seed: 3).samples)
         try addFilePCM("st_acc_root_only", samples: [Int16](repeating: 0, count: 14 * Self.rate), mode: 0o600)
         // One microphone whose recording a test can swap between sessions (the file plugin opens
         // its input file when the device is opened, i.e. at every session start).
@@ -118,15 +121,21 @@ struct LiveRun {
     let seconds: Double
 
     /// Starts the session and returns the running child and where its output goes.
-    static func start(device: String, window: Int = 10, binary: String = Microphones.binary,
-                      catalog: String = Microphones.catalogPath, prefix: [String] = []) throws -> (ChildProcess, String, String) {
+    static func start(
+        device: String, window: Int = 10, binary: String = Microphones.binary,
+        catalog: String = Microphones.catalogPath, prefix: [String] = []
+    ) throws -> (ChildProcess, String, String) {
         let mics = Microphones.shared
         let out = "\(mics.directory)/out-\(UUID().uuidString).json"
         let err = out + ".err"
-        let command = prefix + [binary, "match", "--device", device, "--seconds", String(window),
-                                "--catalog", catalog, "--json"]
-        let child = try ChildProcess(path: command[0], arguments: Array(command.dropFirst()),
-                                     environment: mics.environment, stdout: out, stderr: err)
+        let command =
+            prefix + [
+                binary, "match", "--device", device, "--seconds", String(window),
+                "--catalog", catalog, "--json"
+            ]
+        let child = try ChildProcess(
+            path: command[0], arguments: Array(command.dropFirst()),
+            environment: mics.environment, stdout: out, stderr: err)
         return (child, out, err)
     }
 
@@ -138,13 +147,16 @@ struct LiveRun {
         guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             throw TestFailure("no JSON from soundtrace (status \(status)): \(text) \(errText)")
         }
-        return LiveRun(status: status, output: object, stderr: errText,
-                       seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return LiveRun(
+            status: status, output: object, stderr: errText,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// Runs a session to its end.
-    static func run(device: String, window: Int = 10, binary: String = Microphones.binary,
-                    catalog: String = Microphones.catalogPath, prefix: [String] = []) throws -> LiveRun {
+    static func run(
+        device: String, window: Int = 10, binary: String = Microphones.binary,
+        catalog: String = Microphones.catalogPath, prefix: [String] = []
+    ) throws -> LiveRun {
         let started = ContinuousClock.now
         let (child, out, err) = try start(device: device, window: window, binary: binary, catalog: catalog, prefix: prefix)
         return try finish(child, out: out, err: err, started: started)

@@ -12,16 +12,21 @@ import Testing
     /// 32 characters of base64, as `head -c 24 /dev/urandom | base64` writes.
     static let token = "q7Vd2LkP9wZx4TnR0sYb8MfHc3GjUe1A"
 
-    @Test(.enabled(if: NetworkNamespaces.unshareRefusal == nil,
-                   "needs a network namespace from `unshare --net` (root); this machine refused it (why: stderr)"))
+    @Test(
+        .enabled(
+            if: NetworkNamespaces.unshareRefusal == nil,
+            "needs a network namespace from `unshare --net` (root); this machine refused it (why: stderr)"))
     func aWholeRecognitionNeedsNoNetworkButItsOwnLoopback() throws {
         let ip = try SystemTool.path("ip")
         let nsenter = try SystemTool.path("nsenter")
         // A fresh namespace holds one interface, `lo`, and it is down: bring it up, then exec the daemon.
-        let launcher = [try SystemTool.path("unshare"), "--net", "--", try SystemTool.path("sh"),
-                        "-c", "\(ip) link set lo up && exec \"$0\" \"$@\""]
-        let daemon = try DaemonProcess(stateDirectory: DaemonProcess.stateDirectory("offline"), device: "st_acc_ref_b",
-                                       launcher: launcher)
+        let launcher = [
+            try SystemTool.path("unshare"), "--net", "--", try SystemTool.path("sh"),
+            "-c", "\(ip) link set lo up && exec \"$0\" \"$@\""
+        ]
+        let daemon = try DaemonProcess(
+            stateDirectory: DaemonProcess.stateDirectory("offline"), device: "st_acc_ref_b",
+            launcher: launcher)
         defer { daemon.stop() }
         let namespace = "/proc/\(daemon.child.pid)/ns/net"
         let inside = [nsenter, "--net=\(namespace)", "--"]
@@ -34,8 +39,11 @@ import Testing
         let links = try SystemTool.must(inside + [ip, "-o", "link", "show"])
         #expect(links.split(separator: "\n").count == 1 && links.hasPrefix("1: lo:"), "\(links)")
         let addresses = try SystemTool.must(inside + [ip, "-o", "-4", "address", "show"])
-        #expect(addresses.split(separator: "\n").map { $0.split(separator: " ").prefix(4).joined(separator: " ") } == ["1: lo inet 127.0.0.1/8"],
-                "\(addresses)")
+        #expect(
+            addresses.split(separator: "\n").map { $0.split(separator: " ").prefix(4).joined(separator: " ") } == [
+                "1: lo inet 127.0.0.1/8"
+            ],
+            "\(addresses)")
         let route = try SystemTool.run(inside + [ip, "route", "get", "192.0.2.1"])
         #expect(route.status != 0 && route.output.contains("unreachable"), "\(route)")
 
@@ -52,8 +60,9 @@ import Testing
         let event = try #require(outcome.value("event"), "\(outcome)")
 
         // …and with the companion CLI run in the namespace, as on the box itself.
-        let cli = try SystemTool.run(inside + [Microphones.binary, "listen", "--json", "--port", String(daemon.port)],
-                                            environment: mics.environment)
+        let cli = try SystemTool.run(
+            inside + [Microphones.binary, "listen", "--json", "--port", String(daemon.port)],
+            environment: mics.environment)
         #expect(cli.status == 0, "\(cli.output)")
         let object = try JSONSerialization.jsonObject(with: Data(cli.output.utf8)) as? [String: Any]
         #expect(object?["outcome"] as? String == "match", "\(cli.output)")
@@ -65,8 +74,10 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
-    @Test(.enabled(if: NetworkNamespaces.vethRefusal == nil,
-                   "needs network namespaces from `ip netns add` and a veth pair (root); this machine refused them (why: stderr)"))
+    @Test(
+        .enabled(
+            if: NetworkNamespaces.vethRefusal == nil,
+            "needs network namespaces from `ip netns add` and a veth pair (root); this machine refused them (why: stderr)"))
     func aLANClientReadsFreelyButControlsOnlyWithTheRightTokenAndWrongOnesArePaced() throws {
         let lan = try VethLAN()
         defer { lan.remove() }
@@ -75,8 +86,9 @@ import Testing
         try "\(Self.token)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let config = state + "-config"
         try "bind = \(lan.serverAddress)\ntoken_file = \(tokenFile)\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(stateDirectory: state, device: "st_acc_ref_a", config: config,
-                                       launcher: lan.exec(in: lan.server))
+        let daemon = try DaemonProcess(
+            stateDirectory: state, device: "st_acc_ref_a", config: config,
+            launcher: lan.exec(in: lan.server))
         defer { daemon.stop() }
         #expect(daemon.log.contains("serving protocol 1 on \(lan.serverAddress) port \(daemon.port)"), "\(daemon.log)")
         let clientNamespace = VethLAN.path(lan.client)

@@ -59,7 +59,10 @@ enum NetworkNamespaces {
             let namespace = open(path, O_RDONLY | O_CLOEXEC)
             guard namespace >= 0 else { return fail("open") }
             defer { close(namespace) }
-            guard let enter = NetworkNamespaces.setns else { problem = "setns is not in the C library"; return }
+            guard let enter = NetworkNamespaces.setns else {
+                problem = "setns is not in the C library"
+                return
+            }
             guard enter(namespace, NetworkNamespaces.newNetworkNamespaceFlag) == 0 else { return fail("setns") }
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { return fail("socket") }

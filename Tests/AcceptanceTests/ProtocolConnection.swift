@@ -86,12 +86,21 @@ final class ProtocolConnection {
                 return line
             }
             let remaining = deadline - Self.now()
-            guard remaining > 0 else { throw TestFailure("no line within \(timeoutMilliseconds) ms (have \(String(decoding: buffer, as: UTF8.self)))") }
+            guard remaining > 0 else {
+                throw TestFailure("no line within \(timeoutMilliseconds) ms (have \(String(decoding: buffer, as: UTF8.self)))")
+            }
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             if poll(&entry, 1, Int32(remaining)) <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = recv(descriptor, &chunk, chunk.count, 0)
-            if count <= 0 { return buffer.isEmpty ? nil : { defer { buffer.removeAll() }; return String(decoding: buffer, as: UTF8.self) }() }
+            if count <= 0 {
+                return buffer.isEmpty
+                    ? nil
+                    : {
+                        defer { buffer.removeAll() }
+                        return String(decoding: buffer, as: UTF8.self)
+                    }()
+            }
             buffer += chunk.prefix(count)
         }
     }

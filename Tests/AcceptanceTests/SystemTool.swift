@@ -17,17 +17,22 @@ enum SystemTool {
 
     /// Runs a program to its end: its exit status and what it wrote on stdout, then stderr.
     @discardableResult
-    static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws -> (
+        status: Int32, output: String
+    ) {
         let out = NSTemporaryDirectory() + "soundtrace-tool-\(getpid())-\(UUID().uuidString)"
         defer {
             unlink(out)
             unlink(out + ".err")
         }
         let program = arguments[0].hasPrefix("/") ? arguments[0] : try path(arguments[0])
-        let child = try ChildProcess(path: program, arguments: Array(arguments.dropFirst()), environment: environment,
-                                     stdout: out, stderr: out + ".err")
+        let child = try ChildProcess(
+            path: program, arguments: Array(arguments.dropFirst()), environment: environment,
+            stdout: out, stderr: out + ".err")
         let status = child.waitForExit()
-        let text = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "") + ((try? String(contentsOfFile: out + ".err", encoding: .utf8)) ?? "")
+        let text =
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
+            + ((try? String(contentsOfFile: out + ".err", encoding: .utf8)) ?? "")
         return (status, text)
     }
 

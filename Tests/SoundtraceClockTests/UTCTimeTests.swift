@@ -1,5 +1,5 @@
-import Testing
 import SoundtraceClock
+import Testing
 
 @Suite struct UTCTimeTests {
     @Test func everyFormOfOneMoment() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceCore
 
 /// Raw edges through `ButtonInput` (debouncer + gestures) with a manual clock: the owner reads
@@ -12,21 +13,31 @@ import Testing
     }
 
     static let tables: [Table] = [
-        Table(name: "bouncing press and release", edges: [(100, true), (102, false), (104, true), (107, false), (109, true),
-                                                          (400, false), (401, true), (403, false)],
-              expected: [(.shortPress, 433)]),
+        Table(
+            name: "bouncing press and release",
+            edges: [
+                (100, true), (102, false), (104, true), (107, false), (109, true),
+                (400, false), (401, true), (403, false)
+            ],
+            expected: [(.shortPress, 433)]),
         Table(name: "a glitch shorter than 30 ms", edges: [(100, true), (110, false)], expected: []),
-        Table(name: "release bounce right after a short press", edges: [(100, true), (160, false), (161, true), (163, false)],
-              expected: [(.shortPress, 193)]),
-        Table(name: "hold with bounces on both ends", edges: [(100, true), (103, false), (105, true), (2000, false), (2004, true), (2006, false)],
-              expected: [(.hold, 1605)]),
-        Table(name: "two quick presses", edges: [(100, true), (180, false), (260, true), (340, false)],
-              expected: [(.shortPress, 210), (.shortPress, 370)]),
-        Table(name: "press just under the hold", edges: [(100, true), (1590, false)], expected: [(.shortPress, 1620)]),
+        Table(
+            name: "release bounce right after a short press", edges: [(100, true), (160, false), (161, true), (163, false)],
+            expected: [(.shortPress, 193)]),
+        Table(
+            name: "hold with bounces on both ends",
+            edges: [(100, true), (103, false), (105, true), (2000, false), (2004, true), (2006, false)],
+            expected: [(.hold, 1605)]),
+        Table(
+            name: "two quick presses", edges: [(100, true), (180, false), (260, true), (340, false)],
+            expected: [(.shortPress, 210), (.shortPress, 370)]),
+        Table(name: "press just under the hold", edges: [(100, true), (1590, false)], expected: [(.shortPress, 1620)])
     ]
 
     /// Runs `edges` (ms, pressed) with deadlines honoured, the owner waking exactly at each.
-    func run(_ edges: [(Int64, Bool)], debounced: Bool = false, readyAt: Int64 = 0, until end: Int64 = 10_000) -> [(ButtonGestures.Gesture, Int64)] {
+    func run(_ edges: [(Int64, Bool)], debounced: Bool = false, readyAt: Int64 = 0, until end: Int64 = 10_000) -> [(
+        ButtonGestures.Gesture, Int64
+    )] {
         var input = ButtonInput(debouncedEdges: debounced)
         input.becomeReady(at: readyAt)
         var out: [(ButtonGestures.Gesture, Int64)] = []

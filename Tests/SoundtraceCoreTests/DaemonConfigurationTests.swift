@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceCore
 
 @Suite struct DaemonConfigurationTests {
@@ -44,7 +45,10 @@ import Testing
         ("\n\nbind = 192.168.1.5", "c.conf: bind = 192.168.1.5 reaches the network, which needs a token: set token_file"),
         ("line_timeout_seconds = 0", "c.conf:1: 'line_timeout_seconds' must be a whole number in 1–3600, got '0'"),
         // One slot is kept for this machine: a LAN bind needs at least one more.
-        ("bind = 0.0.0.0\ntoken_file = /etc/t\nmax_clients = 1", "c.conf: bind = 0.0.0.0 with max_clients = 1 leaves no slot for the network"),
+        (
+            "bind = 0.0.0.0\ntoken_file = /etc/t\nmax_clients = 1",
+            "c.conf: bind = 0.0.0.0 with max_clients = 1 leaves no slot for the network"
+        )
     ]
 
     @Test(arguments: bad.map(\.0))

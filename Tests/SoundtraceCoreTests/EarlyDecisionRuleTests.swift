@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceCore
 
 @Suite struct EarlyDecisionRuleTests {
@@ -6,8 +7,9 @@ import Testing
     let song = ScriptedRecognizer.song
 
     func weakMatch(heard: Int, confirmedTwice: Bool) -> RecognizerSnapshot {
-        RecognizerSnapshot(isMatch: true, reference: song, offsetMilliseconds: 12_000, score: 11, runnerUpScore: 5,
-                           peaks: 100, heardMilliseconds: heard, confirmedTwice: confirmedTwice)
+        RecognizerSnapshot(
+            isMatch: true, reference: song, offsetMilliseconds: 12_000, score: 11, runnerUpScore: 5,
+            peaks: 100, heardMilliseconds: heard, confirmedTwice: confirmedTwice)
     }
 
     @Test func aWeakMatchWaitsForTheWindowUnlessConfirmedTwice() {
@@ -20,8 +22,9 @@ import Testing
     @Test func confirmationNeverMakesANoMatchOrTooLittleAudioConfident() {
         let early = [weakMatch(heard: 500, confirmedTwice: true), weakMatch(heard: 750, confirmedTwice: true)]
         #expect(!rule.isConfident(early))
-        let notAMatch = RecognizerSnapshot(isMatch: false, reference: song, offsetMilliseconds: 0, score: 3, runnerUpScore: 3,
-                                           peaks: 100, heardMilliseconds: 4000, confirmedTwice: true)
+        let notAMatch = RecognizerSnapshot(
+            isMatch: false, reference: song, offsetMilliseconds: 0, score: 3, runnerUpScore: 3,
+            peaks: 100, heardMilliseconds: 4000, confirmedTwice: true)
         #expect(!rule.isConfident([weakMatch(heard: 3750, confirmedTwice: false), notAMatch]))
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceCore
 
 @Suite struct IndicatorPatternTests {
@@ -7,9 +8,13 @@ import Testing
         guard pattern.repeats else { return 0 }
         // Unroll three periods at 10 ms resolution and slide a one-second window.
         var timeline: [(Bool, Bool)] = []
-        for _ in 0..<3 { for step in pattern.lights { timeline += Array(repeating: (step.listening, step.result), count: step.milliseconds / 10) } }
+        for _ in 0..<3 {
+            for step in pattern.lights { timeline += Array(repeating: (step.listening, step.result), count: step.milliseconds / 10) }
+        }
         var onsets: [Int] = []
-        for i in 1..<timeline.count where (timeline[i].0 && !timeline[i - 1].0) || (timeline[i].1 && !timeline[i - 1].1) { onsets.append(i) }
+        for i in 1..<timeline.count where (timeline[i].0 && !timeline[i - 1].0) || (timeline[i].1 && !timeline[i - 1].1) {
+            onsets.append(i)
+        }
         return onsets.map { start in onsets.filter { $0 >= start && $0 < start + 100 }.count }.max() ?? 0
     }
 
@@ -30,7 +35,8 @@ import Testing
         let patterns = IndicatorState.allCases.map { IndicatorPattern.pattern(for: $0, calm: false, muted: false) }
         for i in patterns.indices {
             for j in patterns.indices where j > i {
-                #expect(patterns[i].lights != patterns[j].lights, "\(IndicatorState.allCases[i]) and \(IndicatorState.allCases[j]) look alike")
+                #expect(
+                    patterns[i].lights != patterns[j].lights, "\(IndicatorState.allCases[i]) and \(IndicatorState.allCases[j]) look alike")
                 if !patterns[i].tones.isEmpty || !patterns[j].tones.isEmpty {
                     #expect(patterns[i].tones != patterns[j].tones)
                 }
@@ -61,11 +67,17 @@ import Testing
             while true {
                 let next = [debouncer.deadline, gestures.deadline].compactMap { $0 }.min()
                 guard let due = next, due <= time else { break }
-                if !ready && readyAt <= due { gestures.becomeReady(); ready = true }
+                if !ready && readyAt <= due {
+                    gestures.becomeReady()
+                    ready = true
+                }
                 handle(debouncer.settle(now: due), at: due)
                 if let g = gestures.settle(now: due) { out.append((g, due)) }
             }
-            if !ready && readyAt <= time { gestures.becomeReady(); ready = true }
+            if !ready && readyAt <= time {
+                gestures.becomeReady()
+                ready = true
+            }
         }
         for (time, pressed) in edges {
             advance(to: time)
@@ -76,8 +88,10 @@ import Testing
     }
 
     @Test func aBouncingPressAndReleaseIsOneShortPress() {
-        let bounces: [(Int64, Bool)] = [(100, true), (102, false), (104, true), (107, false), (109, true),
-                                        (400, false), (401, true), (403, false)]
+        let bounces: [(Int64, Bool)] = [
+            (100, true), (102, false), (104, true), (107, false), (109, true),
+            (400, false), (401, true), (403, false)
+        ]
         let result = gestures(bounces)
         #expect(result.map(\.0) == [.shortPress])
         #expect(result.first?.1 == 433)  // release accepted once stable for 30 ms

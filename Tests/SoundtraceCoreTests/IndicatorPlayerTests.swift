@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceCore
 
 /// The indicator player over time with a manual clock: it is run from deadline to deadline, as
@@ -29,8 +30,10 @@ import Testing
         var player = IndicatorPlayer(muted: false)
         player.show(.listening, calm: false, at: 1000)
         let (changes, _) = play(&player, from: 1000, until: 3500)
-        let expected: [(Int64, String)] = [(1000, "L+ R- B+"), (1080, "L+ R- B-"), (1500, "L- R- B-"), (2000, "L+ R- B-"),
-                                           (2500, "L- R- B-"), (3000, "L+ R- B-"), (3500, "L- R- B-")]
+        let expected: [(Int64, String)] = [
+            (1000, "L+ R- B+"), (1080, "L+ R- B-"), (1500, "L- R- B-"), (2000, "L+ R- B-"),
+            (2500, "L- R- B-"), (3000, "L+ R- B-"), (3500, "L- R- B-")
+        ]
         #expect(changes.map(\.0) == expected.map(\.0))
         #expect(changes.map(\.1) == expected.map { levels($0.1) })
     }
@@ -70,7 +73,8 @@ import Testing
         // Flashes: at most 3 LED onsets in any one-second window, none at all in calm mode after the first step.
         var onsets: [Int64] = []
         for index in changes.indices.dropFirst() {
-            let before = changes[index - 1].1, now = changes[index].1
+            let before = changes[index - 1].1
+            let now = changes[index].1
             if (now.listening && !before.listening) || (now.result && !before.result) { onsets.append(changes[index].0) }
         }
         for start in onsets { #expect(onsets.filter { $0 >= start && $0 < start + 1000 }.count <= 3) }

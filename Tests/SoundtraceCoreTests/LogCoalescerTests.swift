@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceCore
 
 /// The log coalescer on a manual clock (times are milliseconds passed in; nothing sleeps).
@@ -58,8 +59,11 @@ import Testing
             written += log.admit("session s-\(n) canceled", now: Int64(n))
         }
         #expect(written.count == 4)
-        #expect(log.finish() == ["left out 98 more lines like \"session s-100 listening on default\" within 10 s",
-                                 "left out 98 more lines like \"session s-100 canceled\" within 10 s"])
+        #expect(
+            log.finish() == [
+                "left out 98 more lines like \"session s-100 listening on default\" within 10 s",
+                "left out 98 more lines like \"session s-100 canceled\" within 10 s"
+            ])
     }
 
     @Test func aWindowWritesAtMostItsCapWhateverTheKinds() {
@@ -68,9 +72,12 @@ import Testing
         var written: [String] = []
         for (index, word) in words.enumerated() { written += log.admit("\(word) happened", now: Int64(index)) }
         #expect(written == ["alpha happened", "bravo happened", "charlie happened", "delta happened"])
-        #expect(log.finish() == ["left out 1 more line like \"echo happened\" within 10 s",
-                                 "left out 1 more line like \"foxtrot happened\" within 10 s",
-                                 "left out 4 more lines of other kinds within 10 s"])
+        #expect(
+            log.finish() == [
+                "left out 1 more line like \"echo happened\" within 10 s",
+                "left out 1 more line like \"foxtrot happened\" within 10 s",
+                "left out 4 more lines of other kinds within 10 s"
+            ])
     }
 
     @Test func kindsBeyondTheTableAreStillCounted() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceCore
 
 /// The configuration keys of the GPIO panel: line names and the mute switch.
@@ -10,7 +11,8 @@ import Testing
     }
 
     @Test func lineNamesAndMuteAreRead() throws {
-        let c = try DaemonConfiguration.parse("""
+        let c = try DaemonConfiguration.parse(
+            """
             button_line = GPIO5
             listening_led_line = GPIO6
             result_led_line = GPIO13
@@ -23,9 +25,18 @@ import Testing
 
     @Test(arguments: [
         ("muted = sometimes", "c.conf:1: 'muted' must be yes or no, got 'sometimes'"),
-        ("button_line = GPIO 17", "c.conf:1: 'button_line' must be a GPIO line name of at most 31 characters without spaces (e.g. GPIO17; `gpioinfo` lists them), got 'GPIO 17'"),
-        ("buzzer_line = " + String(repeating: "X", count: 32), "c.conf:1: 'buzzer_line' must be a GPIO line name of at most 31 characters without spaces (e.g. GPIO17; `gpioinfo` lists them), got '\(String(repeating: "X", count: 32))'"),
-        ("result_led_line = GPIO17", "c.conf: the button and the result LED are both on GPIO line GPIO17; give each its own line (button_line, listening_led_line, result_led_line, buzzer_line)"),
+        (
+            "button_line = GPIO 17",
+            "c.conf:1: 'button_line' must be a GPIO line name of at most 31 characters without spaces (e.g. GPIO17; `gpioinfo` lists them), got 'GPIO 17'"
+        ),
+        (
+            "buzzer_line = " + String(repeating: "X", count: 32),
+            "c.conf:1: 'buzzer_line' must be a GPIO line name of at most 31 characters without spaces (e.g. GPIO17; `gpioinfo` lists them), got '\(String(repeating: "X", count: 32))'"
+        ),
+        (
+            "result_led_line = GPIO17",
+            "c.conf: the button and the result LED are both on GPIO line GPIO17; give each its own line (button_line, listening_led_line, result_led_line, buzzer_line)"
+        )
     ])
     func badValuesAreExplained(text: String, message: String) {
         #expect(throws: DaemonConfiguration.Invalid.self) { try DaemonConfiguration.parse(text, file: "c.conf") }

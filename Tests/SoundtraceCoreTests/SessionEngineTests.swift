@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceCore
 
 /// A recognizer whose snapshots follow a script keyed by audio heard, and which records what it got.
@@ -25,14 +26,18 @@ final class ScriptedRecognizer: Recognizer {
     static let song = ReferenceSummary(id: "song-a", title: "Song A", creator: "Us", license: "CC0-1.0", sourceFile: "a.wav")
     static let other = ReferenceSummary(id: "song-b", title: "Song B", creator: "Us", license: "CC0-1.0", sourceFile: "b.wav")
 
-    static func match(_ reference: ReferenceSummary = song, score: Int, runnerUp: Int = 3, offset: Int = 12_000, heard: Int) -> RecognizerSnapshot {
-        RecognizerSnapshot(isMatch: true, reference: reference, offsetMilliseconds: offset, score: score,
-                           runnerUpScore: runnerUp, peaks: 100, heardMilliseconds: heard)
+    static func match(_ reference: ReferenceSummary = song, score: Int, runnerUp: Int = 3, offset: Int = 12_000, heard: Int)
+        -> RecognizerSnapshot
+    {
+        RecognizerSnapshot(
+            isMatch: true, reference: reference, offsetMilliseconds: offset, score: score,
+            runnerUpScore: runnerUp, peaks: 100, heardMilliseconds: heard)
     }
 
     static func nothing(peaks: Int, heard: Int) -> RecognizerSnapshot {
-        RecognizerSnapshot(isMatch: false, reference: peaks > 0 ? other : nil, offsetMilliseconds: 0, score: 2,
-                           runnerUpScore: 2, peaks: peaks, heardMilliseconds: heard)
+        RecognizerSnapshot(
+            isMatch: false, reference: peaks > 0 ? other : nil, offsetMilliseconds: 0, score: 2,
+            runnerUpScore: 2, peaks: peaks, heardMilliseconds: heard)
     }
 }
 
@@ -43,8 +48,9 @@ final class ScriptedRecognizer: Recognizer {
 
     func started(_ recognizer: ScriptedRecognizer, token: UInt64 = 1, settings: SessionSettings = .standard) throws -> SessionEngine {
         var engine = SessionEngine(device: "testmic")
-        let session = try engine.start(token: SessionToken(token), wallClock: 1_700_000_000_000, monotonic: 0,
-                                       recognizer: recognizer, settings: settings)
+        let session = try engine.start(
+            token: SessionToken(token), wallClock: 1_700_000_000_000, monotonic: 0,
+            recognizer: recognizer, settings: settings)
         #expect(session.state == .listening)
         #expect(session.id == "s-\(token)")
         return engine
@@ -62,7 +68,10 @@ final class ScriptedRecognizer: Recognizer {
             frame += quarter.count
         }
         let session = try #require(ended)
-        guard case let .matched(result) = session.state else { Issue.record("not matched: \(session.state)"); return }
+        guard case let .matched(result) = session.state else {
+            Issue.record("not matched: \(session.state)")
+            return
+        }
         #expect(result.reference == ScriptedRecognizer.song)
         #expect(result.offsetMilliseconds == 12_000)
         // Two stable snapshots 250 ms apart after 1.5 s: decided at 1.75 s, long before the 10 s window.
@@ -77,8 +86,9 @@ final class ScriptedRecognizer: Recognizer {
         // A match that flips between references, then a weak one: never confident; the final verdict decides.
         let recognizer = ScriptedRecognizer { heard in
             let reference = (heard / 250) % 2 == 0 ? ScriptedRecognizer.song : ScriptedRecognizer.other
-            return heard < 9000 ? ScriptedRecognizer.match(reference, score: 40, heard: heard)
-                                : ScriptedRecognizer.match(score: 12, runnerUp: 5, heard: heard)
+            return heard < 9000
+                ? ScriptedRecognizer.match(reference, score: 40, heard: heard)
+                : ScriptedRecognizer.match(score: 12, runnerUp: 5, heard: heard)
         }
         var engine = try started(recognizer)
         var ended: RecognitionSession?
@@ -89,7 +99,10 @@ final class ScriptedRecognizer: Recognizer {
         }
         #expect(frame == 10 * 8000)
         #expect(recognizer.finalRequested)
-        guard case let .matched(result) = ended?.state else { Issue.record("\(String(describing: ended))"); return }
+        guard case let .matched(result) = ended?.state else {
+            Issue.record("\(String(describing: ended))")
+            return
+        }
         #expect(result.score == 12)
     }
 
@@ -177,7 +190,8 @@ final class ScriptedRecognizer: Recognizer {
         let deadline = try #require(engine.deadline)
         #expect(deadline == 13_000)
         #expect(engine.deadlinePassed(monotonic: deadline - 1, token: SessionToken(1)) == nil)
-        #expect(engine.deadlinePassed(monotonic: deadline, token: SessionToken(1))?.state
+        #expect(
+            engine.deadlinePassed(monotonic: deadline, token: SessionToken(1))?.state
                 == .failed(.stalled(device: "testmic", heardMilliseconds: 1000)))
         #expect(engine.deadline == nil)
     }
@@ -187,7 +201,8 @@ final class ScriptedRecognizer: Recognizer {
         var engine = try started(recognizer)
         #expect(engine.receive(second, atFrame: 0, token: SessionToken(1)) == nil)
         guard case .matched = engine.deadlinePassed(monotonic: 20_000, token: SessionToken(1))?.state else {
-            Issue.record("expected a match"); return
+            Issue.record("expected a match")
+            return
         }
     }
 
@@ -198,8 +213,10 @@ final class ScriptedRecognizer: Recognizer {
     }
 
     @Test func faultsSayWhatToDo() {
-        #expect(CaptureFault.deviceNotFound(device: "hw:5", available: ["default", "plughw:0,0"]).description
-                == "capture device 'hw:5' does not exist; capture devices here: default, plughw:0,0; set the device with --device (e.g. 'default' or 'plughw:1,0')")
+        #expect(
+            CaptureFault.deviceNotFound(device: "hw:5", available: ["default", "plughw:0,0"]).description
+                == "capture device 'hw:5' does not exist; capture devices here: default, plughw:0,0; set the device with --device (e.g. 'default' or 'plughw:1,0')"
+        )
         #expect(CaptureFault.permissionDenied(device: "hw:0").description.contains("'audio' group"))
         #expect(CaptureFault.busy(device: "hw:0").description.contains("in use by another program"))
         #expect(CaptureFault.disconnected(device: "hw:0").code == "deviceDisconnected")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceCore
 
 @Suite struct TokenThrottleTests {

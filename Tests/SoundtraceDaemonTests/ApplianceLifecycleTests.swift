@@ -1,14 +1,15 @@
 import Foundation
 import Glibc
-import SoundtraceCore
-@testable import SoundtraceDaemon
 import SoundtraceClock
+import SoundtraceCore
 import SoundtraceFingerprint
-@testable import SoundtracePlatform
 import SoundtraceProtocol
 import SoundtraceStore
 import SoundtraceTestSupport
 import Testing
+
+@testable import SoundtraceDaemon
+@testable import SoundtracePlatform
 
 /// Session ids across restarts, the catalog a session keeps, and listening while shutting down.
 @Suite(.serialized) struct ApplianceLifecycleTests {
@@ -27,7 +28,9 @@ import Testing
             opened += 1
             return try inner.open(preferredRate: preferredRate)
         }
-        func read(timeoutMilliseconds: Int) throws(CaptureFault) -> CaptureEvent { try inner.read(timeoutMilliseconds: timeoutMilliseconds) }
+        func read(timeoutMilliseconds: Int) throws(CaptureFault) -> CaptureEvent {
+            try inner.read(timeoutMilliseconds: timeoutMilliseconds)
+        }
         func wake() { inner.wake() }
         func close() { usleep(closeDelay) }
     }
@@ -41,9 +44,10 @@ import Testing
         let environment = Appliance.Environment(
             device: source.device, settings: .standard, token: nil, makeSource: { _ in source },
             clock: RealTimeFixedWall(), timersChanged: {})
-        return Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(),
-                         indicator: ApplianceSessionTests.RecordingIndicator(),
-                         catalog: CatalogSlot(path: "sample", catalog: catalog, problem: nil), store: store, storeProblem: nil)
+        return Appliance(
+            environment: environment, channel: ApplianceSessionTests.NullChannel(),
+            indicator: ApplianceSessionTests.RecordingIndicator(),
+            catalog: CatalogSlot(path: "sample", catalog: catalog, problem: nil), store: store, storeProblem: nil)
     }
 
     private func temporaryStorePath() throws -> String {
@@ -93,8 +97,12 @@ import Testing
         let appliance = makeAppliance(microphone, store: store)
         // The other catalog is built before the session starts: indexing takes a while (much
         // longer under a sanitizer), and the reload must land while the session listens.
-        let recording = try RecordingLoader.load(path: ApplianceSessionTests.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile).audio
-        let other = try TestAudio.catalog([(id: Self.catalog.references[2].audio.id, audio: TestAudio.excerpt(recording, from: 0, count: 30 * 8000))]).0
+        let recording = try RecordingLoader.load(
+            path: ApplianceSessionTests.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile
+        ).audio
+        let other = try TestAudio.catalog([
+            (id: Self.catalog.references[2].audio.id, audio: TestAudio.excerpt(recording, from: 0, count: 30 * 8000))
+        ]).0
         #expect(other.manifest.hash != Self.catalog.manifest.hash)
         appliance.buttonPressed()
         appliance.replaceCatalog(CatalogSlot(path: "other", catalog: other, problem: nil))
@@ -140,9 +148,10 @@ import Testing
         let environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in Microphone(samples: []) },
             clock: ManualClock(0), timersChanged: {})
-        let broken = Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: nil,
-                               catalog: CatalogSlot(path: "/broken.catalog", catalog: nil, problem: "corrupt"),
-                               store: try HistoryStore.open(path: path).store, storeProblem: nil)
+        let broken = Appliance(
+            environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: nil,
+            catalog: CatalogSlot(path: "/broken.catalog", catalog: nil, problem: "corrupt"),
+            store: try HistoryStore.open(path: path).store, storeProblem: nil)
         func run(_ handler: () throws(ProtocolError) -> CommandOutcome) -> Result<CommandOutcome, ProtocolError> {
             broken.locked { Result(catching: handler) }
         }
@@ -150,14 +159,22 @@ import Testing
             if case let .success(.reply(pairs)) = outcome { return pairs }
             return nil
         }
-        #expect(reply(run { () throws(ProtocolError) in try broken.favoriteLocked(heard, on: true) })?.contains { $0 == ("changed", "yes") } == true)
-        guard case let .failure(error) = run({ () throws(ProtocolError) in try broken.favoriteLocked(Self.catalog.references[0].audio.id, on: true) }) else {
+        #expect(
+            reply(run { () throws(ProtocolError) in try broken.favoriteLocked(heard, on: true) })?.contains { $0 == ("changed", "yes") }
+                == true)
+        guard
+            case let .failure(error) = run({ () throws(ProtocolError) in
+                try broken.favoriteLocked(Self.catalog.references[0].audio.id, on: true)
+            })
+        else {
             Issue.record("a reference neither in a catalog nor in the history was favorited")
             return
         }
         #expect("\(error)".contains("no usable catalog"))
         #expect(reply(run { () throws(ProtocolError) in try broken.favoritesLocked() })?.filter { $0.0 == "reference" }.map(\.1) == [heard])
-        #expect(reply(run { () throws(ProtocolError) in try broken.favoriteLocked(heard, on: false) })?.contains { $0 == ("changed", "yes") } == true)
+        #expect(
+            reply(run { () throws(ProtocolError) in try broken.favoriteLocked(heard, on: false) })?.contains { $0 == ("changed", "yes") }
+                == true)
     }
 
     /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN): a full card is only
@@ -175,7 +192,10 @@ import Testing
         let mountPoint = NSTemporaryDirectory() + "full-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         guard mount("tmpfs", mountPoint, "tmpfs", 0, "size=512k,mode=0755") == 0 else { throw TestFailure("mount tmpfs") }
-        defer { _ = umount2(mountPoint, Int32(MNT_DETACH)); try? FileManager.default.removeItem(atPath: mountPoint) }
+        defer {
+            _ = umount2(mountPoint, Int32(MNT_DETACH))
+            try? FileManager.default.removeItem(atPath: mountPoint)
+        }
         let store = try HistoryStore.open(path: mountPoint + "/history.db").store
         // Ballast takes the rest of the card, as recordings or logs would.
         _ = FileManager.default.createFile(atPath: mountPoint + "/ballast", contents: nil)
@@ -188,8 +208,9 @@ import Testing
         let environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
             clock: RealTimeFixedWall(), timersChanged: {})
-        let appliance = Appliance(environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: indicator,
-                                  catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
+        let appliance = Appliance(
+            environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: indicator,
+            catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
         appliance.buttonPressed()
         try waitUntilIdle(appliance)
         // The room still sees the match ...

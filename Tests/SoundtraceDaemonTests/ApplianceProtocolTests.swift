@@ -1,9 +1,10 @@
 import Glibc
 import SoundtraceCore
+import SoundtraceTestSupport
+import Testing
+
 @testable import SoundtraceDaemon
 @testable import SoundtracePlatform
-import Testing
-import SoundtraceTestSupport
 
 /// The appliance's protocol rules without a network or a microphone: replies are recorded, the
 /// clock is a variable the test moves.
@@ -16,7 +17,10 @@ import SoundtraceTestSupport
         func close(_ client: LineServer.Client) { closed.insert(client.id) }
         var exempt: Set<Int> = []
         func setIdleExempt(_ client: LineServer.Client, _ on: Bool) { if on { exempt.insert(client.id) } else { exempt.remove(client.id) } }
-        func take(_ client: LineServer.Client) -> [String] { defer { sent[client.id] = [] }; return sent[client.id] ?? [] }
+        func take(_ client: LineServer.Client) -> [String] {
+            defer { sent[client.id] = [] }
+            return sent[client.id] ?? []
+        }
     }
 
     let channel = RecordingChannel()
@@ -29,9 +33,10 @@ import SoundtraceTestSupport
         let environment = Appliance.Environment(
             device: "test", settings: .standard, token: token, makeSource: { _ in preconditionFailure("no capture in these tests") },
             clock: clock, timersChanged: {})
-        let appliance = Appliance(environment: environment, channel: channel, indicator: nil,
-                                  catalog: CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "no file"),
-                                  store: nil, storeProblem: "not opened in this test")
+        let appliance = Appliance(
+            environment: environment, channel: channel, indicator: nil,
+            catalog: CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "no file"),
+            store: nil, storeProblem: "not opened in this test")
         appliance.clientConnected(lan)
         appliance.clientConnected(local)
         return appliance
@@ -44,9 +49,13 @@ import SoundtraceTestSupport
 
     @Test func lanClientsReadUntilTheyPresentTheToken() {
         let appliance = appliance()
-        #expect(say(appliance, lan, "listen") == ["ACK [4@0] {listen} this connection may only read; present the token first (`token SECRET`)\n"])
+        #expect(
+            say(appliance, lan, "listen") == [
+                "ACK [4@0] {listen} this connection may only read; present the token first (`token SECRET`)\n"
+            ])
         let readable = say(appliance, lan, "commands").first ?? ""
-        #expect(readable.contains("command: status\n") && !readable.contains("command: listen\n") && !readable.contains("command: delete\n"))
+        #expect(
+            readable.contains("command: status\n") && !readable.contains("command: listen\n") && !readable.contains("command: delete\n"))
         #expect(say(appliance, lan, "token correct-horse-battery") == ["permission: control\nOK\n"])
         // Now it may control: listen gets as far as the missing catalog.
         #expect(say(appliance, lan, "listen").first?.hasPrefix("ACK [56@0] {listen} no usable catalog: no file") == true)
@@ -146,7 +155,9 @@ import SoundtraceTestSupport
 
     @Test func withoutHistoryTheHistoryCommandsSaySoAndStatusExplains() {
         let appliance = appliance()
-        #expect(say(appliance, local, "history").first?.hasPrefix("ACK [52@0] {history} the history is unavailable: not opened in this test") == true)
+        #expect(
+            say(appliance, local, "history").first?.hasPrefix("ACK [52@0] {history} the history is unavailable: not opened in this test")
+                == true)
         let status = say(appliance, local, "status").first ?? ""
         #expect(status.contains("catalog: unavailable\ncatalog_error: no file\n"))
         #expect(status.contains("history_error: not opened in this test\n"))

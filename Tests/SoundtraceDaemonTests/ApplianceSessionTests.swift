@@ -1,19 +1,21 @@
 import CSQLite
 import Foundation
 import Glibc
-import SoundtraceCore
-@testable import SoundtraceDaemon
 import SoundtraceClock
+import SoundtraceCore
 import SoundtraceFingerprint
-@testable import SoundtracePlatform
 import SoundtraceStore
 import SoundtraceTestSupport
 import Testing
 
+@testable import SoundtraceDaemon
+@testable import SoundtracePlatform
+
 /// Sessions through the appliance: the button, the history, one result per session, with a
 /// scripted microphone (a recording handed out in buffers as fast as the capture thread reads).
 @Suite(.serialized) struct ApplianceSessionTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
     static let catalog: Catalog = { try! CatalogFile.load(path: root + "/catalog/soundtrace.catalog") }()
 
     /// A microphone playing `samples`, then silence; or failing to open with `fault`.
@@ -45,10 +47,15 @@ import Testing
 
         func read(timeoutMilliseconds: Int) throws(CaptureFault) -> CaptureEvent {
             if pace > 0 {
-                if wakeSignal.wait(milliseconds: Int(pace / 1000)) { wakeSignal.consume(); return .woken }
+                if wakeSignal.wait(milliseconds: Int(pace / 1000)) {
+                    wakeSignal.consume()
+                    return .woken
+                }
             }
             let count = 800
-            let chunk = position < samples.count ? Array(samples[position..<min(samples.count, position + count)]) : [Int16](repeating: 0, count: count)
+            let chunk =
+                position < samples.count
+                ? Array(samples[position..<min(samples.count, position + count)]) : [Int16](repeating: 0, count: count)
             defer { position += count }
             return .audio(samples: chunk, frame: position)
         }
@@ -73,8 +80,9 @@ import Testing
         let environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
             clock: RealTimeFixedWall(), timersChanged: {})
-        return Appliance(environment: environment, channel: NullChannel(), indicator: indicator,
-                         catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
+        return Appliance(
+            environment: environment, channel: NullChannel(), indicator: indicator,
+            catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
     }
 
     private func waitUntilIdle(_ appliance: Appliance) throws {
@@ -150,8 +158,9 @@ import Testing
                 inFinalVerdict.signal()
                 _ = release.wait(timeout: .now() + 10)
             }
-            return RecognizerSnapshot(isMatch: false, reference: nil, offsetMilliseconds: 0, score: 0, runnerUpScore: 0,
-                                      peaks: 1, heardMilliseconds: 10_000)
+            return RecognizerSnapshot(
+                isMatch: false, reference: nil, offsetMilliseconds: 0, score: 0, runnerUpScore: 0,
+                peaks: 1, heardMilliseconds: 10_000)
         }
     }
 
@@ -163,8 +172,9 @@ import Testing
         var appliance = makeAppliance(microphone, store: nil, indicator: RecordingIndicator())
         var environment = appliance.environment
         environment.makeRecognizer = { _, _ in recognizer }
-        appliance = Appliance(environment: environment, channel: NullChannel(), indicator: RecordingIndicator(),
-                              catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: nil, storeProblem: nil)
+        appliance = Appliance(
+            environment: environment, channel: NullChannel(), indicator: RecordingIndicator(),
+            catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: nil, storeProblem: nil)
         appliance.buttonPressed()
         try #require(recognizer.inFinalVerdict.wait(timeout: .now() + 10) == .success, "the window never filled")
         // Ask for the status from another thread: before the fix it waited for the verdict.

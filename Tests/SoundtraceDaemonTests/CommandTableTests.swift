@@ -1,6 +1,7 @@
-@testable import SoundtraceDaemon
 import SoundtraceProtocol
 import Testing
+
+@testable import SoundtraceDaemon
 
 /// The daemon's handlers and the codec's command list are one table: the daemon binds exactly the
 /// codec's rows, in its order, each once and with a handler shaped like the row's arity.

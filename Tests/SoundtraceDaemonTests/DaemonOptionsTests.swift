@@ -1,10 +1,13 @@
-@testable import SoundtraceDaemon
 import Testing
+
+@testable import SoundtraceDaemon
 
 @Suite struct DaemonOptionsTests {
     @Test func flagsOverrideTheConfiguration() throws {
-        let options = try DaemonOptions.parse(["--config", "/tmp/x.conf", "--catalog", "c.catalog", "--state-dir", "/tmp/s",
-                                               "--bind", "::1", "--port", "0", "--device", "plughw:1,0", "--no-gpio"])
+        let options = try DaemonOptions.parse([
+            "--config", "/tmp/x.conf", "--catalog", "c.catalog", "--state-dir", "/tmp/s",
+            "--bind", "::1", "--port", "0", "--device", "plughw:1,0", "--no-gpio"
+        ])
         #expect(options.configPath == "/tmp/x.conf")
         #expect(options.port == 0)
         #expect(options.noGPIO)
@@ -20,7 +23,7 @@ import Testing
         (["--port"], "--port needs a value"),
         (["--port", "70000"], "--port must be a whole number in 0–65535, got '70000'"),
         (["--device", "a", "--device", "b"], "--device was given twice"),
-        (["--verbose"], "unknown argument '--verbose'"),
+        (["--verbose"], "unknown argument '--verbose'")
     ])
     func badFlagsAreExplained(arguments: [String], message: String) {
         #expect(throws: DaemonOptions.Invalid(description: message)) { try DaemonOptions.parse(arguments) }

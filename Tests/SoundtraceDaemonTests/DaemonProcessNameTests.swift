@@ -10,8 +10,10 @@ struct DaemonProcessNameTests {
     }
 
     @Test func everyOtherNameIsTheCompanionCommand() {
-        for path in ["soundtrace", "/usr/bin/soundtrace", "", "/", "soundtraced2", "/usr/bin/soundtraced.old",
-                     "/usr/bin/soundtraced/soundtrace", "SOUNDTRACED", "xsoundtraced"] {
+        for path in [
+            "soundtrace", "/usr/bin/soundtrace", "", "/", "soundtraced2", "/usr/bin/soundtraced.old",
+            "/usr/bin/soundtraced/soundtrace", "SOUNDTRACED", "xsoundtraced"
+        ] {
             #expect(!DaemonProcess.isInvoked(as: path), "\(path)")
         }
     }

@@ -1,8 +1,8 @@
-import Testing
 import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtraceRecognition
 import SoundtraceTestSupport
+import Testing
 
 @Suite struct FingerprintRecognizerTests {
     static let references: [(id: String, audio: PCMAudio)] = (1...3).map { piece in

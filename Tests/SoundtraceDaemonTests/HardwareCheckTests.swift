@@ -1,9 +1,10 @@
 import Glibc
 import SoundtraceCore
+import SoundtraceTestSupport
+import Testing
+
 @testable import SoundtraceDaemon
 @testable import SoundtracePlatform
-import Testing
-import SoundtraceTestSupport
 
 /// `--check-hardware`'s steps with fake lines, a scripted microphone and a manual clock that the
 /// check's waits advance.
@@ -36,7 +37,10 @@ import SoundtraceTestSupport
                     // Like poll: a watched button's edge ends the wait early.
                     let edge = descriptor >= 0 ? self.edges.first.map { max(self.clock.now, $0.at) } : nil
                     self.clock.now = min(self.clock.now + milliseconds, edge ?? .max)
-                    while let edge = self.edges.first, edge.at <= self.clock.now { self.lines.available.append(edge); self.edges.removeFirst() }
+                    while let edge = self.edges.first, edge.at <= self.clock.now {
+                        self.lines.available.append(edge)
+                        self.edges.removeFirst()
+                    }
                 },
                 print: { self.output += $0 })
             return HardwareCheck(configuration: configuration, environment: environment).run()
@@ -50,7 +54,11 @@ import SoundtraceTestSupport
         #expect(rig.run() == 0)
         let lit = rig.lines.writes.map { ($0.0, $0.1.description) }
         #expect(lit.map(\.0) == [0, 2000, 2000, 4000, 4000, 4200, 4400, 4600, 4800, 5000, 6230])
-        #expect(lit.map(\.1) == ["L+ R- B-", "L- R- B-", "L- R+ B-", "L- R- B-", "L- R- B+", "L- R- B-", "L- R- B+", "L- R- B-", "L- R- B+", "L- R- B-", "L- R- B-"])
+        #expect(
+            lit.map(\.1) == [
+                "L+ R- B-", "L- R- B-", "L- R+ B-", "L- R- B-", "L- R- B+", "L- R- B-", "L- R- B+", "L- R- B-", "L- R- B+", "L- R- B-",
+                "L- R- B-"
+            ])
         #expect(rig.output.contains("   ok: press seen (GPIO17 reads the button)\n"), "\(rig.output)")
         // A half-scale sine: RMS 3 dB below its peak.
         #expect(rig.output.contains("   ok: RMS -9.0 dBFS, peak -6.0 dBFS\n"), "\(rig.output)")
@@ -61,17 +69,23 @@ import SoundtraceTestSupport
     @Test func noPressWithinTheBoundFailsWithTheWiringHint() {
         let rig = Rig()
         #expect(rig.run() == 1)
-        #expect(rig.output.contains("FAILED: no press within 20 s: wire the button between GPIO17, header pin 11 and a ground pin (e.g. 6 or 9)"), "\(rig.output)")
+        #expect(
+            rig.output.contains(
+                "FAILED: no press within 20 s: wire the button between GPIO17, header pin 11 and a ground pin (e.g. 6 or 9)"),
+            "\(rig.output)")
         // Bounded: LEDs and beeps (5 s) plus the 20 s wait, not more.
         #expect(rig.clock.now <= 25_100)
-        #expect(rig.output.hasSuffix("Summary: 5 of 6 checks passed; FAILED: button. Fix what failed (the reasons are above) and run --check-hardware again.\n"))
+        #expect(
+            rig.output.hasSuffix(
+                "Summary: 5 of 6 checks passed; FAILED: button. Fix what failed (the reasons are above) and run --check-hardware again.\n"))
     }
 
     @Test func withoutGPIOTheMicrophoneIsStillChecked() {
         let rig = Rig()
         rig.openFault = .busy(name: "GPIO17", chip: "/dev/gpiochip0", offset: 17, consumer: "soundtraced")
         #expect(rig.run() == 1)
-        #expect(rig.output.contains("   FAILED: GPIO line GPIO17 (/dev/gpiochip0 line 17) is busy: 'soundtraced' holds it."), "\(rig.output)")
+        #expect(
+            rig.output.contains("   FAILED: GPIO line GPIO17 (/dev/gpiochip0 line 17) is busy: 'soundtraced' holds it."), "\(rig.output)")
         #expect(rig.output.contains("   ok: RMS -9.0 dBFS"), "\(rig.output)")
         #expect(rig.lines.writes.isEmpty)
     }

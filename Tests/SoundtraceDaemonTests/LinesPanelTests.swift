@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
 import SoundtraceCore
+import SoundtraceStore
+import SoundtraceTestSupport
+import Testing
+
 @testable import SoundtraceDaemon
 @testable import SoundtracePlatform
-import SoundtraceStore
-import Testing
-import SoundtraceTestSupport
 
 /// The GPIO panel's logic end to end with a manual clock and fake lines: raw button edges in,
 /// the appliance's reactions, and the LED and buzzer levels written over time. The rig runs the
@@ -74,7 +75,8 @@ import SoundtraceTestSupport
         let channel = ApplianceProtocolTests.RecordingChannel()
         var edges: [ButtonEdge] = []
 
-        init(debounced: Bool = false, muted: Bool = false, store: HistoryStore? = nil, microphone: AudioSource? = nil, readyAt: Int64? = 0) {
+        init(debounced: Bool = false, muted: Bool = false, store: HistoryStore? = nil, microphone: AudioSource? = nil, readyAt: Int64? = 0)
+        {
             lines = FakeLines(clock: clock, debounced: debounced)
             let wakes = self.wakes
             panel = LinesPanel(lines: lines, muted: muted, wake: { wakes.increment() })
@@ -84,10 +86,13 @@ import SoundtraceTestSupport
                 device: "scripted", settings: .standard, token: nil,
                 makeSource: { _ in microphone ?? ApplianceSessionTests.ScriptedMicrophone(samples: [], fault: .busy(device: "scripted")) },
                 clock: clock, timersChanged: {})
-            let catalog = microphone == nil ? CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "no file")
-                                            : CatalogSlot(path: "sample", catalog: ApplianceSessionTests.catalog, problem: nil)
-            appliance = Appliance(environment: environment, channel: channel, indicator: tee, catalog: catalog,
-                                  store: store, storeProblem: store == nil ? "not opened in this test" : nil)
+            let catalog =
+                microphone == nil
+                ? CatalogSlot(path: "/nowhere.catalog", catalog: nil, problem: "no file")
+                : CatalogSlot(path: "sample", catalog: ApplianceSessionTests.catalog, problem: nil)
+            appliance = Appliance(
+                environment: environment, channel: channel, indicator: tee, catalog: catalog,
+                store: store, storeProblem: store == nil ? "not opened in this test" : nil)
             if let readyAt { panel.becomeReady(at: readyAt) }
         }
 
@@ -102,7 +107,10 @@ import SoundtraceTestSupport
                 let nextEdge = edges.first?.at
                 guard let time = [nextEdge, panel.deadline].compactMap({ $0 }).min(), time <= end else { break }
                 clock.now = max(clock.now, time)
-                while let edge = edges.first, edge.at <= clock.now { lines.available.append(edge); edges.removeFirst() }
+                while let edge = edges.first, edge.at <= clock.now {
+                    lines.available.append(edge)
+                    edges.removeFirst()
+                }
                 turn(readable: !lines.available.isEmpty)
             }
             clock.now = end
@@ -252,7 +260,10 @@ import SoundtraceTestSupport
         var previous: PanelLevels?
         rig.press([(100, true), (200, false)])
         rig.run(until: 10_000)
-        for (_, levels) in rig.lines.writes { #expect(levels != previous); previous = levels }
+        for (_, levels) in rig.lines.writes {
+            #expect(levels != previous)
+            previous = levels
+        }
     }
 
     @Test func aButtonThatFailsIsNoLongerWatchedAndTheLightsStillWork() {

@@ -1,8 +1,9 @@
 import Foundation
 import SoundtraceClock
 import SoundtraceCore
-@testable import SoundtraceDaemon
 import Testing
+
+@testable import SoundtraceDaemon
 
 /// The gate in front of the daemon's log, on a manual clock: it wakes the main loop only when a
 /// summary becomes pending, and writes that summary when the loop comes back at its deadline.
@@ -41,8 +42,11 @@ import Testing
         #expect(rig.lines.count == 2)
         rig.now = 10_000
         gate.flushIfDue()
-        #expect(rig.lines == ["session s-1 canceled", "session s-2 canceled",
-                              "left out 48 more lines like \"session s-50 canceled\" within 10 s"])
+        #expect(
+            rig.lines == [
+                "session s-1 canceled", "session s-2 canceled",
+                "left out 48 more lines like \"session s-50 canceled\" within 10 s"
+            ])
         #expect(gate.deadline == nil)
     }
 

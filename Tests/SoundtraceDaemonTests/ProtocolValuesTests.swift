@@ -1,5 +1,6 @@
-@testable import SoundtraceDaemon
 import Testing
+
+@testable import SoundtraceDaemon
 
 @Suite struct ProtocolValuesTests {
     @Test func timesAreUTCWithMilliseconds() {

@@ -1,8 +1,8 @@
-import Testing
 import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtraceRecognition
 import SoundtraceTestSupport
+import Testing
 
 /// The one capture loop of the daemon and the CLI, driven on the test's own thread by a scripted
 /// device and a manual clock: simulated time passes only when the device "waits", so a stalled
@@ -58,8 +58,9 @@ import SoundtraceTestSupport
         let source = ScriptedSource(events, clock: clock)
         let owner = Owner()
         let recognizer = try FingerprintRecognizer(catalog: Self.catalog, inputRate: 8000)
-        _ = try owner.engine.start(token: SessionToken(7), wallClock: 0, monotonic: clock.now, recognizer: recognizer,
-                                   settings: SessionSettings.standard)
+        _ = try owner.engine.start(
+            token: SessionToken(7), wallClock: 0, monotonic: clock.now, recognizer: recognizer,
+            settings: SessionSettings.standard)
         SessionRunner(source: source, token: SessionToken(7), captureWaitMilliseconds: 250, clock: clock).run(for: owner)
         #expect(owner.engine.listeningToken == nil, "the loop returned while the session still listened")
         return (owner, source)
@@ -71,7 +72,10 @@ import SoundtraceTestSupport
         let (owner, source) = try run(events)
         let ended = try #require(owner.ended.first)
         #expect(owner.ended.count == 1)
-        guard case let .matched(result) = ended.state else { Issue.record("\(ended.state)"); return }
+        guard case let .matched(result) = ended.state else {
+            Issue.record("\(ended.state)")
+            return
+        }
         #expect(result.reference.id == "piece-2")
         // It decided early, and read nothing after it had decided.
         #expect(source.reads < events.count, "\(source.reads) reads of \(events.count) periods")

@@ -1,13 +1,16 @@
 import Glibc
-import Testing
-@testable import SoundtraceFingerprint
 import SoundtraceTestSupport
+import Testing
+
+@testable import SoundtraceFingerprint
 
 @Suite struct CatalogFileTests {
     static let built: (Catalog, [UInt8]) = {
         // Force-try is fine in a fixture: a failure here fails every test that uses it, loudly.
-        try! TestAudio.catalog([("alpha-one", TestAudio.music(seed: 1, seconds: 12)),
-                                ("beta-two", TestAudio.music(seed: 2, seconds: 10))])
+        try! TestAudio.catalog([
+            ("alpha-one", TestAudio.music(seed: 1, seconds: 12)),
+            ("beta-two", TestAudio.music(seed: 2, seconds: 10))
+        ])
     }()
 
     @Test func roundTripsMetadataAndIndex() throws {
@@ -25,8 +28,10 @@ import SoundtraceTestSupport
     }
 
     @Test func buildingTwiceGivesIdenticalBytes() throws {
-        let (_, again) = try TestAudio.catalog([("alpha-one", TestAudio.music(seed: 1, seconds: 12)),
-                                                ("beta-two", TestAudio.music(seed: 2, seconds: 10))])
+        let (_, again) = try TestAudio.catalog([
+            ("alpha-one", TestAudio.music(seed: 1, seconds: 12)),
+            ("beta-two", TestAudio.music(seed: 2, seconds: 10))
+        ])
         #expect(again == Self.built.1)
     }
 
@@ -36,8 +41,11 @@ import SoundtraceTestSupport
         #expect(throws: CatalogError.notACatalog(path: "x")) { try CatalogFile.decode(Array("RIFF1234WAVEfmt ".utf8), path: "x") }
         var future = bytes
         future[8] = UInt8(CatalogFile.formatVersion + 1)
-        #expect(throws: CatalogError.unsupportedFormatVersion(path: "x", found: CatalogFile.formatVersion + 1,
-                                                             supported: CatalogFile.formatVersion)) { try CatalogFile.decode(future, path: "x") }
+        #expect(
+            throws: CatalogError.unsupportedFormatVersion(
+                path: "x", found: CatalogFile.formatVersion + 1,
+                supported: CatalogFile.formatVersion)
+        ) { try CatalogFile.decode(future, path: "x") }
         // A catalog of the previous format (no band levels) says how to rebuild it.
         var previous = bytes
         previous[8] = 2
@@ -48,7 +56,9 @@ import SoundtraceTestSupport
             #expect(error == .unsupportedFormatVersion(path: "x", found: 2, supported: 3))
             #expect(error.description.contains("rebuild it with: soundtrace catalog build"))
         }
-        #expect(throws: CatalogError.truncated(path: "x", section: "content hash")) { try CatalogFile.decode(Array(bytes.dropLast(5)), path: "x") }
+        #expect(throws: CatalogError.truncated(path: "x", section: "content hash")) {
+            try CatalogFile.decode(Array(bytes.dropLast(5)), path: "x")
+        }
         #expect(throws: CatalogError.truncated(path: "x", section: "header")) { try CatalogFile.decode(Array(bytes.prefix(10)), path: "x") }
         var flipped = bytes
         flipped[bytes.count / 2] ^= 0x10
@@ -61,9 +71,12 @@ import SoundtraceTestSupport
     @Test func refusesACatalogBuiltWithOtherParameters() {
         var other = EngineParameters()
         other.referenceFanOut += 1
-        #expect(throws: CatalogError.parameterMismatch(path: "x", field: "referenceFanOut",
-                                                       stored: UInt32(EngineParameters().referenceFanOut),
-                                                       expected: UInt32(other.referenceFanOut))) {
+        #expect(
+            throws: CatalogError.parameterMismatch(
+                path: "x", field: "referenceFanOut",
+                stored: UInt32(EngineParameters().referenceFanOut),
+                expected: UInt32(other.referenceFanOut))
+        ) {
             try CatalogFile.decode(Self.built.1, path: "x", parameters: other)
         }
     }
@@ -74,9 +87,12 @@ import SoundtraceTestSupport
         var later = EngineParameters()
         later.algorithmRevision += 1
         later.peakBandEdges.insert(160, at: later.peakBandEdges.count - 1)
-        #expect(throws: CatalogError.parameterMismatch(path: "x", field: "algorithmRevision",
-                                                       stored: EngineParameters().algorithmRevision,
-                                                       expected: later.algorithmRevision)) {
+        #expect(
+            throws: CatalogError.parameterMismatch(
+                path: "x", field: "algorithmRevision",
+                stored: EngineParameters().algorithmRevision,
+                expected: later.algorithmRevision)
+        ) {
             try CatalogFile.decode(Self.built.1, path: "x", parameters: later)
         }
     }
@@ -123,7 +139,10 @@ import SoundtraceTestSupport
         let length = UInt32(2 * Self.built.0.totalFrames - 2)
         for i in 0..<4 { short[start + 4 + i] = UInt8((length >> (8 * UInt32(i))) & 0xFF) }
         let frames = Self.built.0.totalFrames
-        #expect(throws: CatalogError.damaged(path: "x", detail: "signatures section holds \(2 * frames - 2) bytes, not 2 for each of the references' \(frames) frames")) {
+        #expect(
+            throws: CatalogError.damaged(
+                path: "x", detail: "signatures section holds \(2 * frames - 2) bytes, not 2 for each of the references' \(frames) frames")
+        ) {
             try CatalogFile.decode(Self.rehashed(short), path: "x")
         }
     }
@@ -136,7 +155,10 @@ import SoundtraceTestSupport
         let words = Self.levelWords
         let length = UInt32(4 * words - 4)
         for i in 0..<4 { short[start + 4 + i] = UInt8((length >> (8 * UInt32(i))) & 0xFF) }
-        #expect(throws: CatalogError.damaged(path: "x", detail: "levels section holds \(4 * words - 4) bytes, not 4 for each of the references' \(words) level frames")) {
+        #expect(
+            throws: CatalogError.damaged(
+                path: "x", detail: "levels section holds \(4 * words - 4) bytes, not 4 for each of the references' \(words) level frames")
+        ) {
             try CatalogFile.decode(Self.rehashed(short), path: "x")
         }
     }

@@ -1,7 +1,8 @@
 import Glibc
-import Testing
-@testable import SoundtraceFingerprint
 import SoundtraceTestSupport
+import Testing
+
+@testable import SoundtraceFingerprint
 
 @Suite struct FixedMathTests {
     @Test func cosineAndSineHitExactAnglesAndAgreeWithLibm() {
@@ -52,7 +53,8 @@ import SoundtraceTestSupport
     @Test func sha256MatchesPublishedVectors() {
         #expect(SHA256.hex(SHA256.digest([UInt8]())) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(SHA256.digest(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hex(SHA256.digest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+        #expect(
+            SHA256.hex(SHA256.digest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
         var hasher = SHA256()
         for _ in 0..<1000 { hasher.update([UInt8](repeating: 0x61, count: 1000)) }
@@ -67,7 +69,10 @@ import SoundtraceTestSupport
         #expect(SHA256.digest(bytes[0..<1000]) == whole)
         var pieces = SHA256()
         var start = 0
-        for size in [0, 1, 63, 64, 65, 0, 127, 300] { pieces.update(bytes[start..<(start + size)]); start += size }
+        for size in [0, 1, 63, 64, 65, 0, 127, 300] {
+            pieces.update(bytes[start..<(start + size)])
+            start += size
+        }
         var forked = pieces
         pieces.update(bytes[start...])
         #expect(pieces.finalize() == whole)

@@ -1,6 +1,7 @@
-import Testing
-@testable import SoundtraceFingerprint
 import SoundtraceTestSupport
+import Testing
+
+@testable import SoundtraceFingerprint
 
 @Suite struct MatcherTests {
     /// Four-layer pieces (bass to top voice), different for every song: dense enough to behave
@@ -77,8 +78,9 @@ import SoundtraceTestSupport
         #expect(early.outcome == .noMatch && early.candidate == 2 && early.score >= Self.catalog.parameters.minAlignedHits)
         #expect(try #require(early.containmentCells) < Self.catalog.parameters.containmentMinCells)
         // Landmarks too weak to decide: before the end, no verdict rescues it.
-        let noisy = TestAudio.addNoise(TestAudio.excerpt(Self.references[1].audio, from: 11 * Self.rate, count: 5 * Self.rate),
-                                       snrDB: -12, seed: 5)
+        let noisy = TestAudio.addNoise(
+            TestAudio.excerpt(Self.references[1].audio, from: 11 * Self.rate, count: 5 * Self.rate),
+            snrDB: -12, seed: 5)
         let weak = try QueryMatcher(catalog: Self.catalog)
         weak.push(noisy.samples)
         #expect(weak.verdict().outcome == .noMatch)
@@ -152,7 +154,8 @@ import SoundtraceTestSupport
     }
 
     @Test func silenceIsNoMatchWithNothingHeard() throws {
-        let verdict = try TestAudio.match(PCMAudio(sampleRate: Self.rate, samples: [Int16](repeating: 0, count: 10 * Self.rate)), Self.catalog)
+        let verdict = try TestAudio.match(
+            PCMAudio(sampleRate: Self.rate, samples: [Int16](repeating: 0, count: 10 * Self.rate)), Self.catalog)
         #expect(verdict.outcome == .noMatch)
         #expect(verdict.queryPeaks == 0)
         let dither = TestAudio.noise(seed: 3, count: 10 * Self.rate, rms: 1)
@@ -202,4 +205,3 @@ import SoundtraceTestSupport
         #expect(matcher.framesHeard <= 3 * Self.rate / p.hopSize + 1)
     }
 }
-

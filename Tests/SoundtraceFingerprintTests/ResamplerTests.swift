@@ -1,19 +1,23 @@
 import Glibc
-import Testing
-@testable import SoundtraceFingerprint
 import SoundtraceTestSupport
+import Testing
+
+@testable import SoundtraceFingerprint
 
 @Suite struct ResamplerTests {
     static func tone(_ frequency: Double, rate: Int, seconds: Double, amplitude: Double = 10000) -> PCMAudio {
         let n = Int(seconds * Double(rate))
-        return PCMAudio(sampleRate: rate, samples: (0..<n).map {
-            Int16((amplitude * sin(2 * Double.pi * frequency * Double($0) / Double(rate))).rounded())
-        })
+        return PCMAudio(
+            sampleRate: rate,
+            samples: (0..<n).map {
+                Int16((amplitude * sin(2 * Double.pi * frequency * Double($0) / Double(rate))).rounded())
+            })
     }
 
     /// Amplitude of `frequency` in `audio` by correlation with a sine and cosine.
     static func amplitude(of frequency: Double, in audio: PCMAudio) -> Double {
-        var s = 0.0, c = 0.0
+        var s = 0.0
+        var c = 0.0
         let slice = audio.samples.dropFirst(200).dropLast(200)
         for (i, x) in zip(slice.indices, slice) {
             let phase = 2 * Double.pi * frequency * Double(i) / Double(audio.sampleRate)

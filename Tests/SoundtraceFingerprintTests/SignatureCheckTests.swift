@@ -1,6 +1,7 @@
-import Testing
-@testable import SoundtraceFingerprint
 import SoundtraceTestSupport
+import Testing
+
+@testable import SoundtraceFingerprint
 
 @Suite struct SignatureCheckTests {
     /// The reliable signature bits of a noisy excerpt of the matcher tests' second recording.
@@ -23,15 +24,18 @@ import SoundtraceTestSupport
         let start = catalog.signatureStart[reference]
         let length = catalog.references[reference].durationFrames
         let frames = query.bits.count
-        for offset in [-frames - 3, -frames + 20, -7, -1, 0, 1, 2, 3, 687, length - frames - 1, length - frames + 2,
-                       length - 13, length - 1, length, length + 9] {
+        for offset in [
+            -frames - 3, -frames + 20, -7, -1, 0, 1, 2, 3, 687, length - frames - 1, length - frames + 2,
+            length - 13, length - 1, length, length + 9
+        ] {
             let (expected, inside) = SignatureCheck.stretchedErrors(
                 query: query, signatures: catalog.signatures, start: start, length: length, offsetFrames: offset,
                 numerator: catalog.parameters.speedDenominator, denominator: catalog.parameters.speedDenominator)
             let first = min(frames, max(query.firstFrame, -offset))
             #expect(inside == first..<max(first, min(frames, length - offset)), "offset \(offset)")
-            let packed = SignatureCheck.nominalErrors(query: query, signatures: catalog.signatures, from: start + offset,
-                                                      frames: inside)
+            let packed = SignatureCheck.nominalErrors(
+                query: query, signatures: catalog.signatures, from: start + offset,
+                frames: inside)
             #expect(packed == expected, "offset \(offset)")
         }
     }
@@ -43,7 +47,8 @@ import SoundtraceTestSupport
         let catalog = MatcherTests.catalog
         let trueOffset = 11 * MatcherTests.rate / catalog.parameters.hopSize
         let best = try #require(SignatureCheck.best(query: query, catalog: catalog, reference: 1, offsetFrames: trueOffset, speedStep: 0))
-        let elsewhere = try #require(SignatureCheck.best(query: query, catalog: catalog, reference: 1, offsetFrames: trueOffset + 300, speedStep: 0))
+        let elsewhere = try #require(
+            SignatureCheck.best(query: query, catalog: catalog, reference: 1, offsetFrames: trueOffset + 300, speedStep: 0))
         #expect(abs(best.offsetFrames - trueOffset) <= catalog.parameters.signatureShiftFrames)
         #expect(best.scoreQ12 > catalog.parameters.signatureWideMinScoreQ12 && elsewhere.scoreQ12 < catalog.parameters.signatureMinScoreQ12)
     }

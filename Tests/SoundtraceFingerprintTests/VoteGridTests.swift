@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceFingerprint
 
 @Suite struct VoteGridTests {
@@ -16,9 +17,9 @@ import Testing
         let grid = Self.grid(votes: [
             (0, 1, 20, 2), (0, 1, 21, 2),  // one alignment spread over two offsets: found once
             (0, 1, 60, 1), (0, 1, 62, 2),  // an empty centre between votes two frames apart
-            (1, 1, -7, 4),                 // before the reference starts
-            (1, 1, 30, 2),                 // too few votes
-            (0, 0, 40, 9),                 // another speed step
+            (1, 1, -7, 4),  // before the reference starts
+            (1, 1, 30, 2),  // too few votes
+            (0, 0, 40, 9)  // another speed step
         ])
         let found = grid.strongestAlignments(step: 1, radius: 1, minimumVotes: 3, limit: 10)
         #expect(found.map(\.votes) == [4, 4, 3])
@@ -32,9 +33,11 @@ import Testing
         // The first and last offsets a reference has (-padding and its length), and votes far apart.
         for (offset, reference) in [(-10, 0), (-9, 0), (0, 0), (3, 0), (57, 0), (99, 0), (100, 0), (-10, 1), (50, 1)] {
             let grid = Self.grid(votes: [(reference, 0, offset, 3), (1 - reference, 0, 20, 1)])
-            #expect(grid.strongestAlignments(step: 0, radius: 1, minimumVotes: 3, limit: 4)
+            #expect(
+                grid.strongestAlignments(step: 0, radius: 1, minimumVotes: 3, limit: 4)
                     == [Alignment(votes: 3, reference: reference, offset: offset)], "offset \(offset) of \(reference)")
-            #expect(grid.strongestAlignments(step: 0, radius: 0, minimumVotes: 3, limit: 4)
+            #expect(
+                grid.strongestAlignments(step: 0, radius: 0, minimumVotes: 3, limit: 4)
                     == [Alignment(votes: 3, reference: reference, offset: offset)], "offset \(offset) of \(reference), radius 0")
         }
         let spread = Self.grid(votes: [(0, 1, -10, 3), (0, 1, 30, 2), (0, 1, 31, 1), (0, 1, 100, 4), (1, 1, 49, 3), (1, 1, 50, 3)])
@@ -44,8 +47,11 @@ import Testing
     @Test func theLimitKeepsTheStrongestAndTheEarliestOfEquals() {
         let grid = Self.grid(votes: [(0, 0, 5, 3), (0, 0, 30, 5), (0, 0, 50, 3), (1, 0, 10, 4), (1, 0, 40, 3)])
         let found = grid.strongestAlignments(step: 0, radius: 1, minimumVotes: 3, limit: 3)
-        #expect(found == [Alignment(votes: 5, reference: 0, offset: 30), Alignment(votes: 4, reference: 1, offset: 10),
-                          Alignment(votes: 3, reference: 0, offset: 5)])
+        #expect(
+            found == [
+                Alignment(votes: 5, reference: 0, offset: 30), Alignment(votes: 4, reference: 1, offset: 10),
+                Alignment(votes: 3, reference: 0, offset: 5)
+            ])
         #expect(grid.strongestAlignments(step: 0, radius: 1, minimumVotes: 3, limit: 0).isEmpty)
         #expect(grid.strongestAlignments(step: 0, radius: 1, minimumVotes: 6, limit: 3).isEmpty)
     }

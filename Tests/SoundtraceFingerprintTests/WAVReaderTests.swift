@@ -1,6 +1,7 @@
-import Testing
-@testable import SoundtraceFingerprint
 import SoundtraceTestSupport
+import Testing
+
+@testable import SoundtraceFingerprint
 
 @Suite struct WAVReaderTests {
     let samples: [Int16] = [0, 1, -1, 32767, -32768, 1234, -4321]
@@ -69,15 +70,21 @@ import SoundtraceTestSupport
             ("no data", Array(TestAudio.wav(data: good).prefix(36)), .missingDataChunk(path: "x")),
             ("a-law", TestAudio.wav(formatTag: 6, bits: 8, data: good), .unsupportedEncoding(path: "x", formatTag: 6)),
             ("8-bit", TestAudio.wav(bits: 8, data: good), .unsupportedBitDepth(path: "x", bits: 8, encoding: "integer")),
-            ("64-bit float", TestAudio.wav(formatTag: 3, bits: 64, data: good + good), .unsupportedBitDepth(path: "x", bits: 64, encoding: "float")),
+            (
+                "64-bit float", TestAudio.wav(formatTag: 3, bits: 64, data: good + good),
+                .unsupportedBitDepth(path: "x", bits: 64, encoding: "float")
+            ),
             ("3 channels", TestAudio.wav(channels: 3, data: good + [0, 0, 0, 0]), .unsupportedChannelCount(path: "x", channels: 3)),
             ("96 kHz", TestAudio.wav(rate: 96000, data: good), .unsupportedSampleRate(path: "x", rate: 96000)),
             ("4 kHz", TestAudio.wav(rate: 4000, data: good), .unsupportedSampleRate(path: "x", rate: 4000)),
-            ("bad block align", TestAudio.wav(data: good, blockAlign: 3), .inconsistentFormat(path: "x", detail: "block align 3 for 1 × 16-bit samples")),
+            (
+                "bad block align", TestAudio.wav(data: good, blockAlign: 3),
+                .inconsistentFormat(path: "x", detail: "block align 3 for 1 × 16-bit samples")
+            ),
             ("truncated", TestAudio.wav(data: good, dataSize: 4000), .truncatedData(path: "x", declared: 4000, available: 8)),
             ("nan", TestAudio.wav(formatTag: 3, bits: 32, data: nanData), .invalidFloatSample(path: "x", index: 0)),
             ("empty", TestAudio.wav(data: []), .empty(path: "x")),
-            ("junk fmt", noFormat, .missingFormatChunk(path: "x")),
+            ("junk fmt", noFormat, .missingFormatChunk(path: "x"))
         ]
     }()
 

@@ -1,6 +1,7 @@
-import Testing
-@testable import SoundtraceFingerprint
 import SoundtraceTestSupport
+import Testing
+
+@testable import SoundtraceFingerprint
 
 /// A match must mean the heard recording *is* the reference, not that it shares a layer with it.
 @Suite struct WholeMixTests {
@@ -23,8 +24,9 @@ import SoundtraceTestSupport
         let clean = TestAudio.excerpt(Self.references[1].1, from: 20 * Self.rate, count: 5 * Self.rate)
         let verdict = try TestAudio.match(TestAudio.addPinkNoise(clean, snrDB: snr, seed: 3), Self.catalog)
         #expect(verdict.isMatch && verdict.candidate == 1)
-        #expect(try #require(verdict.containmentShortfallDecibels) * 4096 / 3.0103
-                    <= Double(Self.catalog.parameters.containmentMaxShortfallQ12))
+        #expect(
+            try #require(verdict.containmentShortfallDecibels) * 4096 / 3.0103
+                <= Double(Self.catalog.parameters.containmentMaxShortfallQ12))
     }
 
     /// A derivative of piece 0: layer `kept` verbatim, the other three replaced by new voices.
@@ -40,8 +42,9 @@ import SoundtraceTestSupport
         // The landmarks line up with piece 0 far beyond anything else (the failure this guards
         // against: they alone used to decide) ...
         let p = Self.catalog.parameters
-        #expect(verdict.candidate == 0 && verdict.score >= p.minAlignedHits
-                    && verdict.score * 256 >= p.minRatioOverRunnerUpQ8 * max(1, verdict.runnerUpScore))
+        #expect(
+            verdict.candidate == 0 && verdict.score >= p.minAlignedHits
+                && verdict.score * 256 >= p.minRatioOverRunnerUpQ8 * max(1, verdict.runnerUpScore))
         // ... but the reference's other layers are missing from what was heard.
         #expect(verdict.outcome == .noMatch)
         #expect(try #require(verdict.containmentShortfallDecibels) * 4096 / 3.0103 > Double(p.containmentMaxShortfallQ12))
@@ -57,18 +60,19 @@ import SoundtraceTestSupport
     /// set's keep-the-melody derivatives passed before: short of the reference a little *and*
     /// disagreeing like music in noise is no longer either.
     @Test(arguments: [
-        (shortfall: 0.05, errorRate: 0.40, passes: true),   // noise: signatures far off, nothing missing
-        (shortfall: 0.079, errorRate: 0.152, passes: false), // a derivative the old bar of 0.09 dB let through
-        (shortfall: 0.30, errorRate: 0.13, passes: true),    // a room's notches, motion agreeing
-        (shortfall: 0.358, errorRate: 0.154, passes: false), // a derivative the old 16 % let through
-        (shortfall: 0.45, errorRate: 0.02, passes: false),   // more missing than any room takes away
+        (shortfall: 0.05, errorRate: 0.40, passes: true),  // noise: signatures far off, nothing missing
+        (shortfall: 0.079, errorRate: 0.152, passes: false),  // a derivative the old bar of 0.09 dB let through
+        (shortfall: 0.30, errorRate: 0.13, passes: true),  // a room's notches, motion agreeing
+        (shortfall: 0.358, errorRate: 0.154, passes: false),  // a derivative the old 16 % let through
+        (shortfall: 0.45, errorRate: 0.02, passes: false)  // more missing than any room takes away
     ])
     func theContainmentBarsSeparateNoiseAndRoomsFromMissingLayers(shortfall: Double, errorRate: Double, passes: Bool) {
         let p = EngineParameters()
         let containment = ContainmentCheck(cells: 40, shortfallQ12: Int(shortfall / 3.0103 * 4096))
         let weight = 10_000
-        let signature = SignatureCheck(reference: 0, offsetFrames: 0, speedStep: 0, bits: 2000,
-                                       weightedErrors: Int(errorRate * Double(weight)), weight: weight, scoreQ12: 0)
+        let signature = SignatureCheck(
+            reference: 0, offsetFrames: 0, speedStep: 0, bits: 2000,
+            weightedErrors: Int(errorRate * Double(weight)), weight: weight, scoreQ12: 0)
         #expect(containment.passes(p, signature: signature) == passes)
     }
 }

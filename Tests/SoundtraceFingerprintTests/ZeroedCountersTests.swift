@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceFingerprint
 
 @Suite struct ZeroedCountersTests {

@@ -1,7 +1,8 @@
 import Glibc
-@testable import SoundtracePlatform
 import SoundtraceCore
 import Testing
+
+@testable import SoundtracePlatform
 
 /// The errno → fault table, row by row. Busy devices and unplugged USB microphones cannot be
 /// produced on a machine without a sound card, so their rows are proven here, on the codes a real
@@ -29,8 +30,14 @@ import Testing
 
     @Test func theDeviceListIsOnlyBuiltWhenTheDeviceIsMissing() {
         var asked = 0
-        _ = ALSAFault.opening(-EBUSY, device: device) { asked += 1; return [] }
-        _ = ALSAFault.opening(-EACCES, device: device) { asked += 1; return [] }
+        _ = ALSAFault.opening(-EBUSY, device: device) {
+            asked += 1
+            return []
+        }
+        _ = ALSAFault.opening(-EACCES, device: device) {
+            asked += 1
+            return []
+        }
         #expect(asked == 0)
     }
 
@@ -70,10 +77,12 @@ import Testing
     }
 
     @Test func everyFaultTellsWhatToDo() {
-        let faults = [ALSAFault.opening(-EBUSY, device: device) { [] },
-                      ALSAFault.opening(-EACCES, device: device) { [] },
-                      ALSAFault.opening(-ENOENT, device: device) { available },
-                      ALSAFault.capturing(-ENODEV, device: device)]
+        let faults = [
+            ALSAFault.opening(-EBUSY, device: device) { [] },
+            ALSAFault.opening(-EACCES, device: device) { [] },
+            ALSAFault.opening(-ENOENT, device: device) { available },
+            ALSAFault.capturing(-ENODEV, device: device)
+        ]
         for fault in faults {
             #expect(fault.description.contains(device))
             #expect(fault.description.contains(";"), "what failed; what to do")
@@ -83,9 +92,11 @@ import Testing
     @Test func aCardThisProcessMayNotOpenIsPermissionDeniedNotAbsent() {
         // ALSA skips control devices it may not open when it scans cards, so a sandboxed service
         // or a user outside the audio group hears "no such device"; the sound nodes tell the truth.
-        #expect(ALSAFault.opening(-ENOENT, device: "default", available: { [] }, soundNodesDenied: { true })
+        #expect(
+            ALSAFault.opening(-ENOENT, device: "default", available: { [] }, soundNodesDenied: { true })
                 == .permissionDenied(device: "default"))
-        #expect(ALSAFault.opening(-ENODEV, device: "plughw:CARD=mic,DEV=0", available: { ["null"] }, soundNodesDenied: { false })
+        #expect(
+            ALSAFault.opening(-ENODEV, device: "plughw:CARD=mic,DEV=0", available: { ["null"] }, soundNodesDenied: { false })
                 == .deviceNotFound(device: "plughw:CARD=mic,DEV=0", available: ["null"]))
         #expect(CaptureFault.permissionDenied(device: "default").description.contains("DeviceAllow=char-alsa"))
     }

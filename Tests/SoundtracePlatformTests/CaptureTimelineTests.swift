@@ -1,5 +1,6 @@
-@testable import SoundtracePlatform
 import Testing
+
+@testable import SoundtracePlatform
 
 /// Frame bookkeeping with invented times: overruns cannot be provoked through the `file` or
 /// `pulse` plugins (the first never runs late, the second buffers on the server), so the gap
@@ -52,7 +53,8 @@ import Testing
 @Suite struct ALSABufferStampTests {
     @Test func onlyRecentMonotonicStampsAreTrusted() {
         let now: UInt64 = 5_000_000_000_000
-        #expect(ALSABufferStamp.plausible(available: 80, seconds: 4_999, nanoseconds: 900_000_000, now: now)
+        #expect(
+            ALSABufferStamp.plausible(available: 80, seconds: 4_999, nanoseconds: 900_000_000, now: now)
                 == ALSABufferStamp(available: 80, nanoseconds: 4_999_900_000_000))
         // Zero (a plugin without timestamps), the future, the wall clock (far ahead) and stale times are not.
         #expect(ALSABufferStamp.plausible(available: 80, seconds: 0, nanoseconds: 0, now: now) == nil)

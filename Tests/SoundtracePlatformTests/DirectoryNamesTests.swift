@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import SoundtracePlatform
 import Testing
+
+@testable import SoundtracePlatform
 
 /// Folder listings read each name in place. The regression this guards against is only visible
 /// under AddressSanitizer (scripts/sanitizers.sh address): copying `struct dirent` out of

@@ -1,6 +1,7 @@
 import SoundtraceCore
-@testable import SoundtracePlatform
 import Testing
+
+@testable import SoundtracePlatform
 
 /// Capture through ALSA's `file` plugin: the samples of a raw recording come back exactly, as fast
 /// as they are read, so these tests check content and bookkeeping rather than timing.

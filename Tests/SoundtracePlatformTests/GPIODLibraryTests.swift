@@ -1,6 +1,7 @@
 import Glibc
-@testable import SoundtracePlatform
 import Testing
+
+@testable import SoundtracePlatform
 
 /// The libgpiod the build picked: the C shim's implementation (chosen from the header at compile
 /// time) must belong to the library that was linked, and only libgpiod 2 offers the kernel's debounce.

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 import SoundtraceCore
-@testable import SoundtracePlatform
 import Testing
+
+@testable import SoundtracePlatform
 
 /// What can be checked of the GPIO backend without a GPIO chip: finding chips, libgpiod telling
 /// chips from other files, and that every failure says what failed and what to do. The lines themselves are exercised on the virtual
@@ -57,10 +58,14 @@ import Testing
     }
 
     @Test func missingNamesListTheChipsAndTheirNames() {
-        let chip = GPIOChipSummary(path: "/dev/gpiochip0", label: "pinctrl-bcm2711", lineCount: 58,
-                                   sampleNames: ["ID_SDA", "ID_SCL", "GPIO2", "GPIO3"])
+        let chip = GPIOChipSummary(
+            path: "/dev/gpiochip0", label: "pinctrl-bcm2711", lineCount: 58,
+            sampleNames: ["ID_SDA", "ID_SCL", "GPIO2", "GPIO3"])
         let text = GPIOFault.linesNotFound(names: ["GPIO99"], chips: [chip]).description
-        #expect(text.hasPrefix("no GPIO line named 'GPIO99' on any chip (/dev/gpiochip0 [pinctrl-bcm2711, 58 lines: lines ID_SDA, ID_SCL, GPIO2, GPIO3, …])"))
+        #expect(
+            text.hasPrefix(
+                "no GPIO line named 'GPIO99' on any chip (/dev/gpiochip0 [pinctrl-bcm2711, 58 lines: lines ID_SDA, ID_SCL, GPIO2, GPIO3, …])"
+            ))
         #expect(text.contains("button_line") && text.contains("gpioinfo"))
     }
 
@@ -70,6 +75,8 @@ import Testing
         #expect(denied.contains("`gpio` group") && denied.contains("udev rule"))
         let busy = GPIOFault.busy(name: "GPIO17", chip: "/dev/gpiochip0", offset: 17, consumer: "soundtraced").description
         #expect(busy.hasPrefix("GPIO line GPIO17 (/dev/gpiochip0 line 17) is busy: 'soundtraced' holds it"))
-        #expect(GPIOFault.busy(name: "GPIO4", chip: "/dev/gpiochip0", offset: 4, consumer: "").description.contains("another program or a kernel driver holds it"))
+        #expect(
+            GPIOFault.busy(name: "GPIO4", chip: "/dev/gpiochip0", offset: 4, consumer: "").description.contains(
+                "another program or a kernel driver holds it"))
     }
 }

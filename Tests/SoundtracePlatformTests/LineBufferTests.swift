@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtracePlatform
 
 /// Cutting a client's bytes into lines: the limit is on the line without "\n" or "\r\n".

@@ -1,6 +1,7 @@
 import Glibc
 import SoundtraceCore
 import Testing
+
 @testable import SoundtracePlatform
 
 /// Who may hold the server's slots, and for how long: a slot kept for this machine, a share per
@@ -33,7 +34,10 @@ extension LineServerTests {
         let local = try TestClient(port: server.port)
         #expect(local.readLine() == "OK SOUNDTRACE 1")
         // The one that has waited longest is told why and closed; the others keep waiting.
-        #expect(clients[0].readToEnd() == "ACK [56@0] {} every slot (3) is taken and a client on this machine needs one: closing this waiting connection; reconnect to wait again\n")
+        #expect(
+            clients[0].readToEnd()
+                == "ACK [56@0] {} every slot (3) is taken and a client on this machine needs one: closing this waiting connection; reconnect to wait again\n"
+        )
         #expect(recorder.waitFor("disconnected made room for a local client"))
         clients[1].send("ping\n")
         #expect(clients[1].readLine() == "OK")
@@ -49,7 +53,10 @@ extension LineServerTests {
         limits.maxClients = 2
         let (server, recorder, _) = try start(limits)
         // Released in any case, so that a failed expectation cannot leave the server thread parked.
-        defer { recorder.gate.signal(); server.stop() }
+        defer {
+            recorder.gate.signal()
+            server.stop()
+        }
         let staying = try TestClient(port: server.port)
         var leaving: TestClient? = try TestClient(port: server.port)
         #expect(staying.readLine() == "OK SOUNDTRACE 1")

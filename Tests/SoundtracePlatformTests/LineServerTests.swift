@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SoundtraceProtocol
 import Testing
+
 @testable import SoundtracePlatform
 
 /// A blocking loopback client with a 5 s receive timeout (a bound, not a synchronization sleep).
@@ -17,14 +18,24 @@ final class TestClient {
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         inet_pton(AF_INET, source, &local.sin_addr)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0 else { close(fd); throw POSIXError(.EADDRNOTAVAIL) }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
     }
 
     deinit { close(fd) }
@@ -75,10 +86,23 @@ final class TestClient {
         var clients: [LineServer.Client] = []
         /// `hold` parks the server thread on this until the test signals it.
         let gate = DispatchSemaphore(value: 0)
-        func add(_ text: String) { lock.lock(); events.append(text); lock.broadcast(); lock.unlock() }
-        var connected: [LineServer.Client] { lock.lock(); defer { lock.unlock() }; return clients.map { $0 } }
+        func add(_ text: String) {
+            lock.lock()
+            events.append(text)
+            lock.broadcast()
+            lock.unlock()
+        }
+        var connected: [LineServer.Client] {
+            lock.lock()
+            defer { lock.unlock() }
+            return clients.map { $0 }
+        }
         /// What the server thread recorded so far.
-        var recorded: [String] { lock.lock(); defer { lock.unlock() }; return events.map { $0 } }
+        var recorded: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return events.map { $0 }
+        }
 
         /// Waits until the server thread records `event` (false after 5 s: the test then fails).
         func waitFor(_ event: String) -> Bool {
@@ -96,15 +120,19 @@ final class TestClient {
     /// `recorder.gate` (the server thread waits meanwhile), `guide N` with a long reply (numbered N) and
     /// anything else with an ACK, on a thread. `local`: which peers count as this machine (tests
     /// let other loopback addresses stand for LAN hosts).
-    func start(_ limits: LineServer.Limits = LineServer.Limits(),
-               local: @escaping @Sendable (String) -> Bool = SocketAddress.isLoopback) throws -> (LineServer, Recorder, Thread) {
+    func start(
+        _ limits: LineServer.Limits = LineServer.Limits(),
+        local: @escaping @Sendable (String) -> Bool = SocketAddress.isLoopback
+    ) throws -> (LineServer, Recorder, Thread) {
         let server = try LineServer(address: "127.0.0.1", port: 0, limits: limits, greeting: ProtocolText.greeting, isLocalPeer: local)
         let recorder = Recorder()
         let thread = Thread {
             server.run { event in
                 switch event {
                 case let .connected(client):
-                    recorder.lock.lock(); recorder.clients.append(client); recorder.lock.unlock()
+                    recorder.lock.lock()
+                    recorder.clients.append(client)
+                    recorder.lock.unlock()
                     recorder.add("connected loopback=\(client.isLoopback)")
                 case let .line(client, bytes):
                     switch ProtocolRequest.parse(bytes[...]) {
@@ -254,9 +282,15 @@ final class TestClient {
         client.send((1...count).map { "guide \($0)\n" }.joined())
         var answered = 0
         while answered < count, let line = client.readLine() {
-            if line == "OK" { answered += 1; continue }
+            if line == "OK" {
+                answered += 1
+                continue
+            }
             let expected = "line: \(answered + 1) " + String(repeating: "g", count: 90)
-            guard line == expected else { Issue.record("reply \(answered + 1) got \(line.prefix(40))"); break }
+            guard line == expected else {
+                Issue.record("reply \(answered + 1) got \(line.prefix(40))")
+                break
+            }
         }
         #expect(answered == count)
         client.send("ping\n")

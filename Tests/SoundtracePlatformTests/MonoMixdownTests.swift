@@ -1,5 +1,6 @@
-@testable import SoundtracePlatform
 import Testing
+
+@testable import SoundtracePlatform
 
 @Suite struct MonoMixdownTests {
     @Test func monoIsCopied() {

@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import SoundtraceCore
 import SoundtracePlatform
-import Synchronization
 import SoundtraceTestSupport
+import Synchronization
 import Testing
 
 /// Capture in real time from a PulseAudio null sink's monitor, read through ALSA's `pulse` PCM:
@@ -53,8 +53,12 @@ import Testing
 
         // Capture first, then play: the sink is live before the clip's first sample reaches it.
         let started = ContinuousClock.now
-        let player = try server.client("paplay", ["--raw", "--format=s16le", "--rate=16000", "--channels=1",
-                                                  "--device=vmic", "--latency-msec=100", clipPath])
+        let player = try server.client(
+            "paplay",
+            [
+                "--raw", "--format=s16le", "--rate=16000", "--channels=1",
+                "--device=vmic", "--latency-msec=100", clipPath
+            ])
         defer { player.send(SIGTERM) }
         let seconds = 5
         let captured = try source.collect(frames: seconds * rate, maxReads: 400)
@@ -181,17 +185,18 @@ struct ReaderThread: Sendable {
     /// Waits (spinning on /proc, bounded) until the thread sits in poll/ppoll; returns whether it did.
     func waitUntilBlockedInPoll(seconds: Int) -> Bool {
         #if arch(x86_64)
-        let pollCalls: Set<Substring> = ["7", "271"]
+            let pollCalls: Set<Substring> = ["7", "271"]
         #elseif arch(arm64)
-        let pollCalls: Set<Substring> = ["73"]
+            let pollCalls: Set<Substring> = ["73"]
         #else
-        let pollCalls: Set<Substring> = []
+            let pollCalls: Set<Substring> = []
         #endif
         let deadline = ContinuousClock.now + .seconds(seconds)
         let path = "/proc/self/task/\(tid)/syscall"
         while ContinuousClock.now < deadline {
             if let text = try? String(contentsOfFile: path, encoding: .utf8),
-               let call = text.split(separator: " ").first, pollCalls.contains(call) {
+                let call = text.split(separator: " ").first, pollCalls.contains(call)
+            {
                 return true
             }
             sched_yield()

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import SoundtracePlatform
 
 @Suite struct SystemdNotifierTests {

@@ -64,8 +64,9 @@ final class TestALSAConfiguration: Sendable {
 
         let frames = 0..<Self.recordingFrames
         Self.writeRaw(frames.map(Self.monoSample), to: "\(directory)/mono.raw", mode: 0o644)
-        Self.writeRaw(frames.flatMap { [Self.stereoSample($0).left, Self.stereoSample($0).right] },
-                      to: "\(directory)/stereo.raw", mode: 0o644)
+        Self.writeRaw(
+            frames.flatMap { [Self.stereoSample($0).left, Self.stereoSample($0).right] },
+            to: "\(directory)/stereo.raw", mode: 0o644)
         // Mode 000: only a process that bypasses file permissions (root) can read it.
         Self.writeRaw(frames.map(Self.monoSample), to: "\(directory)/root-only.raw", mode: 0o000)
 
@@ -116,8 +117,9 @@ final class TestALSAConfiguration: Sendable {
                 """
         }
         let configPath = "\(directory)/asound.conf"
-        _ = FileManager.default.createFile(atPath: configPath, contents: Data(config.utf8),
-                                       attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(
+            atPath: configPath, contents: Data(config.utf8),
+            attributes: [.posixPermissions: 0o644])
         setenv("ALSA_CONFIG_PATH", configPath, 1)
         atexit { TestALSAConfiguration.removeDirectory() }
     }

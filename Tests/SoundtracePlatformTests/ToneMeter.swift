@@ -13,7 +13,9 @@ enum ToneMeter {
     /// frequency spanning the window, about 0 for silence, noise or another tone.
     static func tonality(_ samples: ArraySlice<Int16>, frequency: Double, rate: Int) -> Double {
         let coefficient = 2 * cos(2 * Double.pi * frequency / Double(rate))
-        var previous = 0.0, beforePrevious = 0.0, energy = 0.0
+        var previous = 0.0
+        var beforePrevious = 0.0
+        var energy = 0.0
         for sample in samples {
             let x = Double(sample)
             energy += x * x

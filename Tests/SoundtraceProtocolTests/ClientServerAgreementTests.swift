@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceProtocol
 
 /// The CLI's half of the codec against the daemon's, in both directions: what the client's
@@ -19,7 +20,7 @@ import Testing
     @Test(arguments: [
         [""], [" "], ["  two  spaces  "], ["\""], ["\"\""], ["\\"], ["ends with \\"], [#"\""#], [#"say "hi" \\ ok"#],
         ["ünïcödé ✓", "日本語", "👩‍👩‍👧"], ["\u{301}leading mark"], ["\\\u{301}"], ["tab\u{A0}nbsp"],
-        ["C1 \u{85}\u{9B}2J\u{9F} passes"], ["", "", ""], ["a", "b", "c", "d", "e", "f", "g", "h"],
+        ["C1 \u{85}\u{9B}2J\u{9F} passes"], ["", "", ""], ["a", "b", "c", "d", "e", "f", "g", "h"]
     ])
     func whatTheClientSendsTheServerReadsBack(arguments: [String]) throws {
         let line = try ProtocolLine("token", arguments)
@@ -52,7 +53,9 @@ import Testing
 
         let tooMany = Array(repeating: "state", count: ProtocolRequest.maxArguments + 1)
         #expect(throws: ProtocolLine.Refusal.tooManyArguments) { try ProtocolLine("idle", tooMany) }
-        #expect(serverReads((["idle"] + tooMany).joined(separator: " ")) == .failure(.malformed("more than \(ProtocolRequest.maxArguments) arguments")))
+        #expect(
+            serverReads((["idle"] + tooMany).joined(separator: " "))
+                == .failure(.malformed("more than \(ProtocolRequest.maxArguments) arguments")))
     }
 
     /// A space or quote that a combining mark follows is one Character to Swift, but the daemon

@@ -1,10 +1,11 @@
 import Testing
+
 @testable import SoundtraceProtocol
 
 /// Request quoting (checked against the daemon's own parser) and strict reply parsing.
 @Suite struct ProtocolLineTests {
     @Test(arguments: [
-        ["harbor-lights"], ["two words"], ["say \"hi\""], ["back\\slash"], [""], ["a", "b c", "\"", "\\\\"], ["ünïcödé ✓"],
+        ["harbor-lights"], ["two words"], ["say \"hi\""], ["back\\slash"], [""], ["a", "b c", "\"", "\\\\"], ["ünïcödé ✓"]
     ])
     func quotedArgumentsParseBackExactly(arguments: [String]) throws {
         let line = try ProtocolLine("token", arguments)
@@ -32,7 +33,8 @@ import Testing
         #expect(ProtocolReplyLine.parse("OK") == .ok)
         #expect(ProtocolReplyLine.parse("title: Harbor: Lights") == .pair(.init(key: "title", value: "Harbor: Lights")))
         #expect(ProtocolReplyLine.parse("title:") == .pair(.init(key: "title", value: "")))
-        #expect(ProtocolReplyLine.parse("ACK [50@0] {show} no recognition 9") == .ack(ProtocolAck(line: "ACK [50@0] {show} no recognition 9")!))
+        #expect(
+            ProtocolReplyLine.parse("ACK [50@0] {show} no recognition 9") == .ack(ProtocolAck(line: "ACK [50@0] {show} no recognition 9")!))
         for junk in ["OK ", "ok", ": value", "Title: x", "title:x", "HTTP/1.1 400 Bad Request", ""] {
             #expect(ProtocolReplyLine.parse(junk) == nil, "\(junk)")
         }
@@ -42,8 +44,10 @@ import Testing
     }
 
     @Test func recordsSplitAtTheirFirstKey() {
-        let reply = ProtocolReply(pairs: [.init(key: "header", value: "x"), .init(key: "id", value: "2"), .init(key: "title", value: "A"),
-                                          .init(key: "id", value: "1"), .init(key: "title", value: "B")])
+        let reply = ProtocolReply(pairs: [
+            .init(key: "header", value: "x"), .init(key: "id", value: "2"), .init(key: "title", value: "A"),
+            .init(key: "id", value: "1"), .init(key: "title", value: "B")
+        ])
         let records = reply.records(startingWith: "id")
         #expect(records.map { $0.value("title") } == ["A", "B"])
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceProtocol
 
 @Suite struct ProtocolTests {
@@ -21,8 +22,14 @@ import Testing
         #expect(parse(String(repeating: "a", count: 1025)) == .failure(.tooLong))
         #expect(ProtocolRequest.parse([0xFF, 0xFE, 0x00][...]) == .failure(.notACommand("not UTF-8 text")))
         #expect(parse("sta\u{1}tus") == .failure(.notACommand("control characters in a command line")))
-        guard case .failure(.notACommand) = parse("GET / HTTP/1.1") else { Issue.record("HTTP accepted"); return }
-        guard case .failure(.notACommand) = parse("/etc/passwd") else { Issue.record("path accepted"); return }
+        guard case .failure(.notACommand) = parse("GET / HTTP/1.1") else {
+            Issue.record("HTTP accepted")
+            return
+        }
+        guard case .failure(.notACommand) = parse("/etc/passwd") else {
+            Issue.record("path accepted")
+            return
+        }
         #expect(parse("token \"open") == .failure(.malformed("an unterminated quoted argument")))
         #expect(parse("show a\"b\"") == .failure(.malformed("a quote inside a word")))
         #expect(parse("history 1 2 3 4 5 6 7 8 9") == .failure(.malformed("more than 8 arguments")))
@@ -45,7 +52,7 @@ import Testing
         // A quote followed by a combining mark still opens (or closes) a quoted argument.
         ("token \"\u{301}a b\"", ProtocolRequest(command: "token", arguments: ["\u{301}a b"])),
         ("token \"a\"\u{301}", ProtocolRequest(command: "token", arguments: ["a\u{301}"])),
-        ("token \"a\\\"\u{301}\"", ProtocolRequest(command: "token", arguments: ["a\"\u{301}"])),
+        ("token \"a\\\"\u{301}\"", ProtocolRequest(command: "token", arguments: ["a\"\u{301}"]))
     ])
     func wordsAreCutAtSpacesAndQuotesNotGraphemes(line: String, expected: ProtocolRequest) {
         let parsed = parse(line)
@@ -59,10 +66,14 @@ import Testing
     @Test func aCombiningMarkAfterTheCommandIsAnArgument() throws {
         // After a space it is an argument, so the command table refuses it like any extra argument
         // (before, " \u{301}" hid the space and the whole line was "not a command": a hang-up).
-        #expect(try parse("listen \u{301}").get().check(permission: .control)
+        #expect(
+            try parse("listen \u{301}").get().check(permission: .control)
                 == .failure(ProtocolError(.badArguments, command: "listen", "listen takes 0 arguments, got 1")))
         // Glued to the command word, the mark makes a word that is not a command (not letters).
-        guard case .failure(.notACommand) = parse("listen\u{301}") else { Issue.record("accepted"); return }
+        guard case .failure(.notACommand) = parse("listen\u{301}") else {
+            Issue.record("accepted")
+            return
+        }
     }
 
     @Test func checksCommandPermissionAndArgumentsBeforeRunning() throws {
@@ -70,24 +81,36 @@ import Testing
             try parse(line).get().check(permission: permission)
         }
         #expect(try check("status", .read).map(\.name) == .success("status"))
-        #expect(try check("listen", .read) == .failure(ProtocolError(.permission, command: "listen",
-            "this connection may only read; present the token first (`token SECRET`)")))
+        #expect(
+            try check("listen", .read)
+                == .failure(
+                    ProtocolError(
+                        .permission, command: "listen",
+                        "this connection may only read; present the token first (`token SECRET`)")))
         #expect(try check("listen", .control).map(\.name) == .success("listen"))
-        #expect(try check("Status", .control) == .failure(ProtocolError(.unknownCommand, command: "Status",
-            "unknown command \"Status\"; send `commands` for the list")))
+        #expect(
+            try check("Status", .control)
+                == .failure(
+                    ProtocolError(
+                        .unknownCommand, command: "Status",
+                        "unknown command \"Status\"; send `commands` for the list")))
         #expect(try check("show", .read) == .failure(ProtocolError(.badArguments, command: "show", "show takes 1 argument, got 0")))
-        #expect(try check("history 0:10 x", .read) == .failure(ProtocolError(.badArguments, command: "history", "history takes 0 to 1 argument, got 2")))
+        #expect(
+            try check("history 0:10 x", .read)
+                == .failure(ProtocolError(.badArguments, command: "history", "history takes 0 to 1 argument, got 2")))
         #expect(try check("delete 3", .control).map(\.permission) == .success(.control))
         // Every read command is usable read-only, every control command needs control.
         for command in ProtocolCommand.all {
             #expect(ProtocolCommand.named(command.name) == command)
         }
-        #expect(Set(ProtocolCommand.all.filter { $0.permission == .control }.map(\.name))
+        #expect(
+            Set(ProtocolCommand.all.filter { $0.permission == .control }.map(\.name))
                 == ["listen", "cancel", "favorite", "unfavorite", "delete"])
     }
 
     @Test func repliesCannotBeForgedByValues() {
-        #expect(ProtocolText.reply([("title", "Evil\nOK\nstate: matched"), ("score", "7")])
+        #expect(
+            ProtocolText.reply([("title", "Evil\nOK\nstate: matched"), ("score", "7")])
                 == "title: Evil OK state: matched\nscore: 7\nOK\n")
         #expect(ProtocolError(.notFound, command: "show", "no recognition 9\nOK").line == "ACK [50@0] {show} no recognition 9 OK")
         #expect(ProtocolText.greeting == "OK SOUNDTRACE 1")
@@ -116,7 +139,10 @@ import Testing
         #expect(ProtocolRange.parse("20:40", command: "history") == .success(ProtocolRange(start: 20, end: 40)))
         #expect(ProtocolRange.parse("5:", command: "catalog") == .success(ProtocolRange(start: 5, end: 105)))
         for bad in ["0:101", "10:5", "x:3", "-1:3", "3", "1:2:3", ":4"] {
-            guard case .failure(let error) = ProtocolRange.parse(bad, command: "history") else { Issue.record("\(bad) accepted"); continue }
+            guard case .failure(let error) = ProtocolRange.parse(bad, command: "history") else {
+                Issue.record("\(bad) accepted")
+                continue
+            }
             #expect(error.code == .badArguments)
         }
     }
@@ -124,7 +150,10 @@ import Testing
     @Test func idleFlagsAreBitsNotQueues() {
         #expect(IdleFlags.parse([]) == .success(.all))
         #expect(IdleFlags.parse(["history", "state"]) == .success([.state, .history]))
-        guard case .failure(let error) = IdleFlags.parse(["volume"]) else { Issue.record("unknown subsystem accepted"); return }
+        guard case .failure(let error) = IdleFlags.parse(["volume"]) else {
+            Issue.record("unknown subsystem accepted")
+            return
+        }
         #expect(error.code == .badArguments)
         var pending: IdleFlags = []
         for _ in 0..<1000 { pending.insert(.history) }  // a thousand changes cost one bit

@@ -1,5 +1,5 @@
-import Testing
 import SoundtraceStore
+import Testing
 
 @Suite struct DeleteEventTests {
     @Test func deletingAnUnknownIdIsNotFound() throws {

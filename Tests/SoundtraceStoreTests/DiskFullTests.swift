@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SoundtraceStore
 
 /// A full disk is a clear error; nothing acknowledged is lost, and writing works again once space is freed.
@@ -16,7 +17,10 @@ import Testing
                     _ = try HistoryStore.open(path: path, clock: Fixture.fixedClock)
                     Issue.record("opened a database in 64 KiB")
                 } catch {
-                    guard case .diskFull(path, _) = error else { Issue.record("unexpected \(error)"); return }
+                    guard case .diskFull(path, _) = error else {
+                        Issue.record("unexpected \(error)")
+                        return
+                    }
                     #expect(error.description.contains("free space"))
                 }
                 #expect(try directoryListing(mountPoint).allSatisfy { !$0.contains("corrupt") && !$0.contains("foreign") })
@@ -53,13 +57,18 @@ import Testing
                     }
                 }
                 let error = try #require(failure, "2000 events fit on a full disk")
-                guard case .diskFull(path, _) = error else { Issue.record("unexpected \(error)"); return }
+                guard case .diskFull(path, _) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(error.description.contains("free space"))
                 // The store is still readable and holds everything it acknowledged.
                 for session in acknowledged { #expect(try store.event(sessionId: session) != nil) }
 
                 try FileManager.default.removeItem(atPath: ballast)
-                #expect(try store.recordMatch(Fixture.recognition(session: "after-space-freed")) == .recorded(eventId: Int64(acknowledged.count + 1)))
+                #expect(
+                    try store.recordMatch(Fixture.recognition(session: "after-space-freed"))
+                        == .recorded(eventId: Int64(acknowledged.count + 1)))
                 store.close()
                 let reopened = try HistoryStore.open(path: path, clock: Fixture.fixedClock)
                 #expect(reopened.report.movedAside == nil)
@@ -91,7 +100,10 @@ import Testing
                 }
             }
             let error = try #require(failure)
-            guard case let .diskFull(reported, cause) = error else { Issue.record("unexpected \(error)"); return }
+            guard case let .diskFull(reported, cause) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(reported == path)
             #expect(cause?.primaryCode == 13)  // SQLITE_FULL
             #expect(try store.eventCount() == recorded)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SoundtraceStore
 
 /// The pragmas behind "an acknowledged event survives power loss" and "the WAL stays small".

@@ -1,6 +1,6 @@
-import Testing
 import SoundtraceStore
 import SoundtraceTestSupport
+import Testing
 
 @Suite struct FavoriteTests {
     @Test func favoriteAndUnfavoriteAreIdempotentAndKeepTheFirstTime() throws {
@@ -32,8 +32,11 @@ import SoundtraceTestSupport
             store.close()
 
             let reopened = try Fixture.open(path)
-            #expect(try reopened.favorites() == [Favorite(referenceId: "third-ref", favoritedAt: Fixture.now + 2000),
-                                                 Favorite(referenceId: "first-ref", favoritedAt: Fixture.now)])
+            #expect(
+                try reopened.favorites() == [
+                    Favorite(referenceId: "third-ref", favoritedAt: Fixture.now + 2000),
+                    Favorite(referenceId: "first-ref", favoritedAt: Fixture.now)
+                ])
         }
     }
 

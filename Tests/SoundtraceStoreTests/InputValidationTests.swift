@@ -1,5 +1,5 @@
-import Testing
 import SoundtraceStore
+import Testing
 
 /// Every input is checked at the store's boundary; refused input writes nothing.
 @Suite struct InputValidationTests {
@@ -22,13 +22,23 @@ import SoundtraceStore
         ("title", Fixture.recognition(session: "ok", snapshot: Fixture.snapshot(title: tooLong))),
         ("title", Fixture.recognition(session: "ok", snapshot: Fixture.snapshot(title: "line\nbreak"))),
         ("title", Fixture.recognition(session: "ok", snapshot: Fixture.snapshot(title: "nul\u{0}byte"))),
-        ("metadata", Fixture.recognition(session: "ok", snapshot: Fixture.snapshot(
-            metadata: (0...32).map { .init(key: "k\($0)", value: "v") }))),
+        (
+            "metadata",
+            Fixture.recognition(
+                session: "ok",
+                snapshot: Fixture.snapshot(
+                    metadata: (0...32).map { .init(key: "k\($0)", value: "v") }))
+        ),
         ("metadata key", Fixture.recognition(session: "ok", snapshot: Fixture.snapshot(metadata: [.init(key: "", value: "v")]))),
-        ("metadata value of \"k\"", Fixture.recognition(session: "ok", snapshot: Fixture.snapshot(
-            metadata: [.init(key: "k", value: String(repeating: "v", count: 501))]))),
+        (
+            "metadata value of \"k\"",
+            Fixture.recognition(
+                session: "ok",
+                snapshot: Fixture.snapshot(
+                    metadata: [.init(key: "k", value: String(repeating: "v", count: 501))]))
+        ),
         ("catalogHash", Fixture.recognition(session: "ok", snapshot: Fixture.snapshot(catalogHash: Fixture.catalogHash.uppercased()))),
-        ("catalogHash", Fixture.recognition(session: "ok", snapshot: Fixture.snapshot(catalogHash: String(Fixture.catalogHash.dropLast())))),
+        ("catalogHash", Fixture.recognition(session: "ok", snapshot: Fixture.snapshot(catalogHash: String(Fixture.catalogHash.dropLast()))))
     ]
 
     @Test(arguments: refused.indices)
@@ -40,7 +50,10 @@ import SoundtraceStore
                 _ = try store.recordMatch(match)
                 Issue.record("accepted a bad \(field)")
             } catch {
-                guard case let .invalidInput(reported, _) = error else { Issue.record("unexpected \(error)"); return }
+                guard case let .invalidInput(reported, _) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(reported == field)
             }
             #expect(try store.eventCount() == 0)
@@ -50,13 +63,16 @@ import SoundtraceStore
     @Test func acceptsTheCatalogsLimitsExactly() throws {
         try withTemporaryDirectory { directory in
             let store = try Fixture.open(directory + "/history.db")
-            let snapshot = Fixture.snapshot(title: String(repeating: "t", count: 200),
-                                            metadata: (0..<32).map { number in
-                                                .init(key: String(repeating: "k", count: 62) + (number < 10 ? "0\(number)" : "\(number)"),
-                                                      value: String(repeating: "v", count: 500))
-                                            })
-            let match = Fixture.recognition(session: String(repeating: "S", count: 64), reference: String(repeating: "r", count: 64),
-                                            offset: -172_800_000, score: 1_000_000_000, snapshot: snapshot)
+            let snapshot = Fixture.snapshot(
+                title: String(repeating: "t", count: 200),
+                metadata: (0..<32).map { number in
+                    .init(
+                        key: String(repeating: "k", count: 62) + (number < 10 ? "0\(number)" : "\(number)"),
+                        value: String(repeating: "v", count: 500))
+                })
+            let match = Fixture.recognition(
+                session: String(repeating: "S", count: 64), reference: String(repeating: "r", count: 64),
+                offset: -172_800_000, score: 1_000_000_000, snapshot: snapshot)
             #expect(try store.recordMatch(match) == .recorded(eventId: 1))
             #expect(try store.event(id: 1)?.snapshot == snapshot)
         }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import SoundtraceStore
 import SoundtraceTestSupport
+import Testing
 
 /// Unusable locations are clear errors naming the path and the fix, and never move anything aside.
 @Suite struct LocationErrorTests {
@@ -66,15 +66,18 @@ import SoundtraceTestSupport
 
     /// Root may write anywhere, so the service user's "permission denied" is checked by running the
     /// writer as `nobody` through setpriv (util-linux). Needs root to switch users.
-    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
-                   "needs root and /usr/bin/setpriv to run the writer as an unprivileged user"))
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "needs root and /usr/bin/setpriv to run the writer as an unprivileged user"))
     func aFolderTheServiceUserCannotWriteIsAClearError() throws {
         let executable = try WriterProcess.executable()
         try withTemporaryDirectory { directory in
             // Traversable but not writable for others: exactly /var/lib/soundtrace owned by root.
             let state = directory + "/state"
-            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false,
-                                                    attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(
+                atPath: state, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o755])
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
             let path = state + "/history.db"
             let stderrPath = directory + "/stderr.txt"
@@ -82,8 +85,11 @@ import SoundtraceTestSupport
             // nobody cannot go (e.g. under /root on a CI machine).
             let copy = directory + "/soundtrace-store-writer"
             try BuiltProducts.placeExecutable(executable, at: copy)
-            let writer = try WriterProcess(command: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                                                     copy, path], stderrPath: stderrPath)
+            let writer = try WriterProcess(
+                command: [
+                    "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                    copy, path
+                ], stderrPath: stderrPath)
             let status = writer.waitForExit()
             let message = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             #expect(status == 1, "exit status \(status): \(message)")

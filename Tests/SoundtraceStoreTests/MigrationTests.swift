@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceStore
 
 @Suite struct MigrationTests {
@@ -16,7 +17,8 @@ import Testing
             if version >= 1 {
                 // History written by that version's code: an event with metadata and a favorite.
                 let raw = try RawDatabase(path)
-                try raw.execute("""
+                try raw.execute(
+                    """
                     INSERT INTO event (session_id, reference_id, matched_at, offset_ms, score, title, creator, license, source_file, catalog_hash)
                     VALUES ('old-session', 'harbor-lights-piano', 1700000000000, -250, 9, 'Harbor Lights', 'Soundtrace project',
                             'CC0-1.0', 'audio/harbor-lights-piano.wav', '\(Fixture.catalogHash)');
@@ -65,7 +67,10 @@ import Testing
                 _ = try HistoryStore.open(path: path, clock: Fixture.fixedClock)
                 Issue.record("opened despite a failing migration")
             } catch {
-                guard case let .migrationFailed(_, version, _, _) = error else { Issue.record("unexpected \(error)"); return }
+                guard case let .migrationFailed(_, version, _, _) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
                 #expect(version == 2)
                 #expect(error.description.contains("rolled back"))
             }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SoundtraceStore
+import Testing
 
 /// Damaged and foreign files are renamed with a timestamp (never deleted) and a fresh history starts.
 @Suite struct MoveAsideTests {
@@ -42,7 +42,10 @@ import SoundtraceStore
             for index in 4096..<min(bytes.count, 4096 * 6) { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7) }
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let moved = try Self.expectMovedAside(path, label: "corrupt", original: bytes)
-            guard case let .corrupt(detail) = moved.reason else { Issue.record("\(moved.reason)"); return }
+            guard case let .corrupt(detail) = moved.reason else {
+                Issue.record("\(moved.reason)")
+                return
+            }
             #expect(!detail.isEmpty)
         }
     }
@@ -81,7 +84,10 @@ import SoundtraceStore
             try raw.execute(statement)
             raw.close()
             let moved = try Self.expectMovedAside(path, label: "foreign", original: try fileBytes(path))
-            guard case let .foreign(detail) = moved.reason else { Issue.record("\(moved.reason)"); return }
+            guard case let .foreign(detail) = moved.reason else {
+                Issue.record("\(moved.reason)")
+                return
+            }
             #expect(detail.contains("another application"))
         }
     }
@@ -152,7 +158,10 @@ import SoundtraceStore
             try raw.execute("DROP TABLE setting")
             raw.close()
             let moved = try Self.expectMovedAside(path, label: "corrupt", original: try fileBytes(path))
-            guard case let .corrupt(detail) = moved.reason else { Issue.record("\(moved.reason)"); return }
+            guard case let .corrupt(detail) = moved.reason else {
+                Issue.record("\(moved.reason)")
+                return
+            }
             #expect(detail.contains("'setting' is missing"))
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SoundtraceStore
+import Testing
 
 /// "Exactly one event per session" under concurrent attempts from separate connections and processes.
 @Suite struct OneEventPerSessionTests {
@@ -49,9 +49,10 @@ import SoundtraceStore
                             return
                         }
                         startLine.arriveAndWait()
-                        outcomes.append(Result { () throws(HistoryError) in
-                            try store.recordMatch(Fixture.recognition(session: session, reference: "runner-\(runner)"))
-                        })
+                        outcomes.append(
+                            Result { () throws(HistoryError) in
+                                try store.recordMatch(Fixture.recognition(session: session, reference: "runner-\(runner)"))
+                            })
                         store.close()
                     }
                 }
@@ -80,7 +81,9 @@ import SoundtraceStore
                 try WriterProcess(executable: executable, database: path, prefix: "s", stderrPath: directory + "/stderr.txt")
             }
             for writer in writers {
-                #expect(writer.waitForLines(40), "a writer stopped early: \((try? String(contentsOfFile: directory + "/stderr.txt", encoding: .utf8)) ?? "")")
+                #expect(
+                    writer.waitForLines(40),
+                    "a writer stopped early: \((try? String(contentsOfFile: directory + "/stderr.txt", encoding: .utf8)) ?? "")")
             }
             writers.forEach { $0.kill() }
             let raw = try RawDatabase(path)

@@ -43,10 +43,12 @@ import Testing
                 let missing = acknowledged.filter { !stored.contains($0) }
                 #expect(missing.isEmpty, "\(context): acknowledged but lost: \(missing)")
                 // Each event's transaction also wrote three metadata rows: none may be half there.
-                #expect(try raw.integer("""
-                    SELECT count(*) FROM event
-                    WHERE (SELECT count(*) FROM event_metadata WHERE event_id = event.id) != 3
-                    """) == 0, "\(context)")
+                #expect(
+                    try raw.integer(
+                        """
+                        SELECT count(*) FROM event
+                        WHERE (SELECT count(*) FROM event_metadata WHERE event_id = event.id) != 3
+                        """) == 0, "\(context)")
                 if missing.isEmpty == false || stillRunning == false { break }
             }
             #expect(acknowledged.count >= Self.kills, "too few events were written to mean anything")

@@ -1,20 +1,28 @@
-import Testing
 import SoundtraceStore
+import Testing
 
 @Suite struct RecordMatchTests {
     @Test func storesTheEventWithItsSnapshotInOrder() throws {
         try withTemporaryDirectory { directory in
             let store = try Fixture.open(directory + "/history.db")
             // Metadata deliberately not sorted by key: the order given is the order kept.
-            let snapshot = Fixture.snapshot(metadata: [.init(key: "zeta", value: "last key, first place"),
-                                                      .init(key: "alpha", value: ""),
-                                                      .init(key: "ümlaut", value: "Grüße 🎹")])
+            let snapshot = Fixture.snapshot(metadata: [
+                .init(key: "zeta", value: "last key, first place"),
+                .init(key: "alpha", value: ""),
+                .init(key: "ümlaut", value: "Grüße 🎹")
+            ])
             let match = Fixture.recognition(session: "session-1", offset: -1_500, score: 17, snapshot: snapshot)
             let outcome = try store.recordMatch(match)
-            guard case let .recorded(id) = outcome else { Issue.record("expected .recorded, got \(outcome)"); return }
+            guard case let .recorded(id) = outcome else {
+                Issue.record("expected .recorded, got \(outcome)")
+                return
+            }
             let event = try #require(try store.event(id: id))
-            #expect(event == RecognitionEvent(id: id, sessionId: "session-1", referenceId: "harbor-lights-piano",
-                                              matchedAt: Fixture.now, offsetMilliseconds: -1_500, score: 17, snapshot: snapshot))
+            #expect(
+                event
+                    == RecognitionEvent(
+                        id: id, sessionId: "session-1", referenceId: "harbor-lights-piano",
+                        matchedAt: Fixture.now, offsetMilliseconds: -1_500, score: 17, snapshot: snapshot))
             #expect(try store.event(sessionId: "session-1") == event)
             #expect(try store.event(sessionId: "session-2") == nil)
             #expect(try store.event(id: id + 1) == nil)
@@ -61,8 +69,11 @@ import SoundtraceStore
             let outcome = try store.recordMatch(Fixture.recognition(session: "kept"))
             store.close()
             let reopened = try HistoryStore.open(path: path, clock: Fixture.fixedClock)
-            #expect(reopened.report == OpenReport(path: path, createdFresh: false, movedAside: nil,
-                                                  upgradedFrom: nil, schemaVersion: 2))
+            #expect(
+                reopened.report
+                    == OpenReport(
+                        path: path, createdFresh: false, movedAside: nil,
+                        upgradedFrom: nil, schemaVersion: 2))
             #expect(try reopened.store.event(id: outcome.eventId)?.sessionId == "kept")
         }
     }

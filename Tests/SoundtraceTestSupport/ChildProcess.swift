@@ -12,8 +12,10 @@ public final class ChildProcess {
     /// The sanitizers' settings of this test run (`TSAN_OPTIONS` and the like) are added unless
     /// `environment` sets them, so that a sanitized child reports where the run collects reports
     /// (scripts/sanitizers.sh) even when a test gives it a minimal environment.
-    public init(path: String, arguments: [String], environment: [String: String],
-                stdin: String = "/dev/null", stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
+    public init(
+        path: String, arguments: [String], environment: [String: String],
+        stdin: String = "/dev/null", stdout: String = "/dev/null", stderr: String = "/dev/null"
+    ) throws {
         var environment = environment
         for name in Self.sanitizerVariables where environment[name] == nil {
             if let value = getenv(name) { environment[name] = String(cString: value) }

@@ -9,7 +9,7 @@ public enum TestAudio {
         public var state: UInt64
         public init(state: UInt64) { self.state = state }
         public mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return state >> 11
         }
         public mutating func unit() -> Double { Double(next() % 1_000_000) / 1_000_000 }
@@ -19,7 +19,7 @@ public enum TestAudio {
     /// `seconds` of two-voice synthetic music at `rate` (plucked notes with three harmonics),
     /// different for every seed.
     public static func music(seed: UInt64, seconds: Double, rate: Int = 8000, amplitude: Double = 0.3) -> PCMAudio {
-        var g = Generator(state: seed &* 2654435761 &+ 17)
+        var g = Generator(state: seed &* 2_654_435_761 &+ 17)
         let count = Int(seconds * Double(rate))
         var mix = [Double](repeating: 0, count: count)
         let scale = [0, 2, 4, 5, 7, 9, 11]
@@ -38,8 +38,10 @@ public enum TestAudio {
 
     /// Adds one plucked note (three harmonics, a 5 ms attack, exponential decay) to `mix` from
     /// sample `start` for at most `length` samples.
-    private static func pluck(midi: Double, into mix: inout [Double], at start: Int, length: Int, rate: Int,
-                              decay: Double, gain: Double) {
+    private static func pluck(
+        midi: Double, into mix: inout [Double], at start: Int, length: Int, rate: Int,
+        decay: Double, gain: Double
+    ) {
         let frequency = 440 * pow(2, (midi - 69) / 12)
         for i in 0..<min(length, mix.count - start) {
             let time = Double(i) / Double(rate)
@@ -103,8 +105,9 @@ public enum TestAudio {
     public static func addPinkNoise(_ signal: PCMAudio, snrDB: Double, seed: UInt64) -> PCMAudio {
         let level = rms(signal.samples[...]) / pow(10, snrDB / 20)
         let n = pinkNoise(seed: seed, count: signal.samples.count, rms: level, rate: signal.sampleRate)
-        return PCMAudio(sampleRate: signal.sampleRate,
-                        samples: zip(signal.samples, n.samples).map { Int16(clamping: Int($0) + Int($1)) })
+        return PCMAudio(
+            sampleRate: signal.sampleRate,
+            samples: zip(signal.samples, n.samples).map { Int16(clamping: Int($0) + Int($1)) })
     }
 
     /// A crude speaker→room→microphone chain: band-pass 300–5000 Hz (one-pole filters), a few
@@ -113,7 +116,9 @@ public enum TestAudio {
         let rate = Double(signal.sampleRate)
         let highCut = exp(-2 * Double.pi * 5000 / rate)
         let lowCut = exp(-2 * Double.pi * 300 / rate)
-        var low = 0.0, previousIn = 0.0, high = 0.0
+        var low = 0.0
+        var previousIn = 0.0
+        var high = 0.0
         var filtered = [Double](repeating: 0, count: signal.samples.count)
         for (i, sample) in signal.samples.enumerated() {
             let x = Double(sample)
@@ -150,8 +155,9 @@ public enum TestAudio {
     public static func addNoise(_ signal: PCMAudio, snrDB: Double, seed: UInt64) -> PCMAudio {
         let level = rms(signal.samples[...]) / pow(10, snrDB / 20)
         let n = noise(seed: seed, count: signal.samples.count, rms: level, rate: signal.sampleRate)
-        return PCMAudio(sampleRate: signal.sampleRate,
-                        samples: zip(signal.samples, n.samples).map { Int16(clamping: Int($0) + Int($1)) })
+        return PCMAudio(
+            sampleRate: signal.sampleRate,
+            samples: zip(signal.samples, n.samples).map { Int16(clamping: Int($0) + Int($1)) })
     }
 
     public static func excerpt(_ audio: PCMAudio, from start: Int, count: Int) -> PCMAudio {
@@ -159,8 +165,10 @@ public enum TestAudio {
     }
 
     /// RIFF/WAVE bytes with the given header fields and raw sample bytes.
-    public static func wav(formatTag: UInt16 = 1, channels: UInt16 = 1, rate: UInt32 = 8000, bits: UInt16 = 16,
-                    data: [UInt8], blockAlign: UInt16? = nil, extraChunks: [UInt8] = [], dataSize: UInt32? = nil) -> [UInt8] {
+    public static func wav(
+        formatTag: UInt16 = 1, channels: UInt16 = 1, rate: UInt32 = 8000, bits: UInt16 = 16,
+        data: [UInt8], blockAlign: UInt16? = nil, extraChunks: [UInt8] = [], dataSize: UInt32? = nil
+    ) -> [UInt8] {
         var w: [UInt8] = []
         func u16(_ v: UInt16) { w += [UInt8(v & 0xFF), UInt8(v >> 8)] }
         func u32(_ v: UInt32) { w += (0..<4).map { UInt8((v >> (8 * UInt32($0))) & 0xFF) } }
@@ -186,11 +194,14 @@ public enum TestAudio {
     }
 
     /// A catalog built in memory from references with synthetic audio.
-    public static func catalog(_ items: [(id: String, audio: PCMAudio)], parameters: EngineParameters = EngineParameters()) throws -> (Catalog, [UInt8]) {
+    public static func catalog(_ items: [(id: String, audio: PCMAudio)], parameters: EngineParameters = EngineParameters()) throws -> (
+        Catalog, [UInt8]
+    ) {
         let inputs = items.map { item in
             CatalogBuilder.Input(
-                audio: ReferenceAudio(id: item.id, title: "Title \(item.id)", creator: "Tests", license: "CC0-1.0",
-                                      sourceFile: "\(item.id).wav", metadata: [.init(key: "kind", value: "synthetic")]),
+                audio: ReferenceAudio(
+                    id: item.id, title: "Title \(item.id)", creator: "Tests", license: "CC0-1.0",
+                    sourceFile: "\(item.id).wav", metadata: [.init(key: "kind", value: "synthetic")]),
                 samples: item.audio, sourceSHA256: SHA256.digest(int16Bytes(item.audio.samples)))
         }
         let fingerprints = try inputs.map { try CatalogBuilder.fingerprint(of: $0, parameters: parameters) }

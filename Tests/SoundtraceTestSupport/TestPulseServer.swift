@@ -79,7 +79,7 @@ public final class TestPulseServer {
                 "--log-target=file:\(directory)/pulseaudio.log", "--log-level=notice",
                 // The socket lives in a 0700 directory, so anonymous access reaches only this user.
                 "--load=module-native-protocol-unix auth-anonymous=1",
-                "--load=module-null-sink sink_name=vmic rate=16000 channels=1",
+                "--load=module-null-sink sink_name=vmic rate=16000 channels=1"
             ],
             environment: environment)
         self.process = process
@@ -107,8 +107,9 @@ public final class TestPulseServer {
 
     /// Starts a PulseAudio client (`paplay`, `pactl`) against this server and returns it running.
     public func client(_ program: String, _ arguments: [String]) throws -> ChildProcess {
-        try ChildProcess(path: try Self.executable(program).orThrow("\(program) is not installed"),
-                         arguments: arguments, environment: environment)
+        try ChildProcess(
+            path: try Self.executable(program).orThrow("\(program) is not installed"),
+            arguments: arguments, environment: environment)
     }
 
     /// Runs a client to completion; throws unless it exits 0.

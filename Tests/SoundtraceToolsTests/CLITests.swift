@@ -1,6 +1,7 @@
 import Foundation
 import SoundtraceTestSupport
 import Testing
+
 @testable import SoundtraceTools
 
 /// Runs the CLI in-process and captures what it prints.
@@ -10,7 +11,10 @@ struct CLIRun {
     var status: ExitCode = .success
 
     init(_ args: [String], interactive: Bool = false) {
-        final class Box: @unchecked Sendable { var out = ""; var err = "" }
+        final class Box: @unchecked Sendable {
+            var out = ""
+            var err = ""
+        }
         let box = Box()
         let console = Console(isInteractive: interactive, out: { box.out += $0 }, err: { box.err += $0 })
         status = SoundtraceCLI.run(args, console: console)
@@ -44,7 +48,7 @@ struct CLIRun {
             (["match", "--catalog", "a", "--catalog", "b", "x.wav"], "soundtrace match: --catalog was given twice"),
             (["catalog", "build", "extra"], "soundtrace catalog build: unexpected argument extra"),
             (["catalog", "show"], "soundtrace catalog show: name exactly one recording id"),
-            (["catalog", "list", "--json"], "soundtrace catalog list: unknown option --json"),
+            (["catalog", "list", "--json"], "soundtrace catalog list: unknown option --json")
         ]
         for (args, message) in cases {
             let run = CLIRun(args)
@@ -57,7 +61,10 @@ struct CLIRun {
     @Test func missingCatalogIsAnInputErrorWithTheFix() {
         let run = CLIRun(["match", "--catalog", "/nonexistent/x.catalog", "a.wav"])
         #expect(run.status == .inputError)
-        #expect(run.err == "soundtrace match: catalog /nonexistent/x.catalog does not exist; rebuild it with: soundtrace catalog build (or pass --catalog PATH)\n")
+        #expect(
+            run.err
+                == "soundtrace match: catalog /nonexistent/x.catalog does not exist; rebuild it with: soundtrace catalog build (or pass --catalog PATH)\n"
+        )
         let list = CLIRun(["catalog", "list", "--catalog", "/nonexistent/x.catalog"])
         #expect(list.status == .inputError)
     }
@@ -84,7 +91,8 @@ struct CLIRun {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let wav = TestAudio.wavFile(TestAudio.music(seed: 3, seconds: 2))
         try Data(wav).write(to: URL(fileURLWithPath: dir + "/short.wav"))
-        let manifest = #"{"version": 1, "references": [{"id": "too-short", "title": "T", "creator": "C", "license": "CC0-1.0", "sourceFile": "short.wav"}]}"#
+        let manifest =
+            #"{"version": 1, "references": [{"id": "too-short", "title": "T", "creator": "C", "license": "CC0-1.0", "sourceFile": "short.wav"}]}"#
         try Data(manifest.utf8).write(to: URL(fileURLWithPath: dir + "/manifest.json"))
         let run = CLIRun(["catalog", "build", "--manifest", dir + "/manifest.json", "--out", dir + "/out.catalog"])
         #expect(run.status == .inputError, "\(run.err)")

@@ -1,12 +1,14 @@
 import Foundation
 import SoundtraceFingerprint
 import SoundtraceTestSupport
-@testable import SoundtraceTools
 import Testing
+
+@testable import SoundtraceTools
 
 /// `catalog add` and `catalog remove` on a scratch copy of two sample recordings.
 @Suite(.serialized) struct CatalogEditTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
 
     /// A folder with a one-reference manifest and its built catalog.
     struct Scratch {
@@ -18,11 +20,16 @@ import Testing
         init() throws {
             dir = NSTemporaryDirectory() + "catalog-edit-\(UUID().uuidString)"
             try FileManager.default.createDirectory(atPath: dir + "/cat/audio", withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: CatalogEditTests.root + "/catalog/audio/harbor-lights-piano.wav",
-                                             toPath: dir + "/cat/audio/harbor-lights-piano.wav")
-            let text = ManifestWriter.text(version: 1, references: [
-                ReferenceAudio(id: "harbor-lights-piano", title: "Harbor Lights", creator: "S", license: "CC0-1.0",
-                               sourceFile: "audio/harbor-lights-piano.wav", metadata: [])])
+            try FileManager.default.copyItem(
+                atPath: CatalogEditTests.root + "/catalog/audio/harbor-lights-piano.wav",
+                toPath: dir + "/cat/audio/harbor-lights-piano.wav")
+            let text = ManifestWriter.text(
+                version: 1,
+                references: [
+                    ReferenceAudio(
+                        id: "harbor-lights-piano", title: "Harbor Lights", creator: "S", license: "CC0-1.0",
+                        sourceFile: "audio/harbor-lights-piano.wav", metadata: [])
+                ])
             try text.write(toFile: dir + "/cat/manifest.json", atomically: true, encoding: .utf8)
             let built = CLIRun(["catalog", "build", "--manifest", dir + "/cat/manifest.json", "--out", dir + "/cat/c.catalog"])
             try #require(built.status == .success, "\(built.err)")
@@ -42,8 +49,12 @@ import Testing
     @Test func addingARecordingCopiesItWritesTheManifestAndSaysWhatIsNext() throws {
         let s = try Scratch()
         defer { try? FileManager.default.removeItem(atPath: s.dir) }
-        let run = s.add(s.audio("summit-banners-brass"), ["--id", "summit-brass", "--title", "Summit Banners", "--creator", "Soundtrace project",
-                                                          "--license", "CC-BY-4.0", "--meta", "era=modern", "--meta=key=D major"])
+        let run = s.add(
+            s.audio("summit-banners-brass"),
+            [
+                "--id", "summit-brass", "--title", "Summit Banners", "--creator", "Soundtrace project",
+                "--license", "CC-BY-4.0", "--meta", "era=modern", "--meta=key=D major"
+            ])
         #expect(run.status == .success, "\(run.err)")
         #expect(run.out.contains("added summit-brass") && run.out.contains("catalog build --manifest \(s.manifest)"))
         let manifest = try Manifest.load(path: s.manifest)
@@ -66,7 +77,8 @@ import Testing
         // Another file of the same music (a cut of it, re-encoded by a different writer).
         let recording = try RecordingLoader.load(path: s.audio("harbor-lights-piano")).audio
         let cut = s.dir + "/cut.wav"
-        try Self.write(Array(recording.samples[(5 * recording.sampleRate)..<(45 * recording.sampleRate)]), rate: recording.sampleRate, to: cut)
+        try Self.write(
+            Array(recording.samples[(5 * recording.sampleRate)..<(45 * recording.sampleRate)]), rate: recording.sampleRate, to: cut)
         let sound = s.add(cut, ["--id", "again", "--title", "T", "--creator", "C", "--license", "CC0-1.0"])
         #expect(sound.status == .inputError && sound.err.contains("sounds like catalog recording 'harbor-lights-piano'"), "\(sound.err)")
         #expect(try s.manifestText() == before)
@@ -79,7 +91,7 @@ import Testing
         (["--license", "MyOwnTerms"], "LicenseRef-"),
         (["--license", "CC-BY-4.0 AND"], "ends where a licence identifier"),
         (["--id", "Bad_Id"], "\"id\" must be 3–64 characters"),
-        (["--id", "harbor-lights-piano"], "already has a reference 'harbor-lights-piano'"),
+        (["--id", "harbor-lights-piano"], "already has a reference 'harbor-lights-piano'")
     ])
     func badFieldsAreRefusedBeforeAnythingIsWritten(change: [String], message: String) throws {
         let s = try Scratch()
@@ -97,16 +109,21 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: s.dir) }
         let short = s.dir + "/short.wav"
         try Self.write(TestAudio.music(seed: 3, seconds: 3).samples, rate: 8000, to: short)
-        #expect(s.add(short, ["--id", "short", "--title", "T", "--creator", "C", "--license", "CC0-1.0"]).err.contains("must last at least 6 s"))
+        #expect(
+            s.add(short, ["--id", "short", "--title", "T", "--creator", "C", "--license", "CC0-1.0"]).err.contains("must last at least 6 s")
+        )
         let silent = s.dir + "/silent.wav"
         try Self.write([Int16](repeating: 0, count: 20 * 8000), rate: 8000, to: silent)
-        #expect(s.add(silent, ["--id", "silent", "--title", "T", "--creator", "C", "--license", "CC0-1.0"]).err.contains("is nearly silent"))
+        #expect(
+            s.add(silent, ["--id", "silent", "--title", "T", "--creator", "C", "--license", "CC0-1.0"]).err.contains("is nearly silent"))
     }
 
     @Test func removingKeepsTheFileAndRefusesTheLastReference() throws {
         let s = try Scratch()
         defer { try? FileManager.default.removeItem(atPath: s.dir) }
-        try #require(s.add(s.audio("summit-banners-brass"), ["--id", "brass", "--title", "T", "--creator", "C", "--license", "CC0-1.0"]).status == .success)
+        try #require(
+            s.add(s.audio("summit-banners-brass"), ["--id", "brass", "--title", "T", "--creator", "C", "--license", "CC0-1.0"]).status
+                == .success)
         let unknown = CLIRun(["catalog", "remove", "nope", "--manifest", s.manifest])
         #expect(unknown.status == .inputError && unknown.err.contains("has no reference 'nope'; it has brass, harbor-lights-piano"))
         let run = CLIRun(["catalog", "remove", "brass", "--manifest", s.manifest, "--json"])

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SoundtraceProtocol
 import Testing
+
 @testable import SoundtraceTools
 
 /// Connecting, the greeting, the token, errors and protocol hygiene.
@@ -15,7 +16,9 @@ import Testing
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -25,7 +28,10 @@ import Testing
         let port = Self.closedPort()
         let run = DaemonRun(["status", "--port", String(port)])
         #expect(run.status == .unreachable)
-        #expect(run.err == "soundtrace status: cannot reach soundtraced at 127.0.0.1:\(port): connection refused — is it running? (systemctl status soundtraced)\n")
+        #expect(
+            run.err
+                == "soundtrace status: cannot reach soundtraced at 127.0.0.1:\(port): connection refused — is it running? (systemctl status soundtraced)\n"
+        )
         #expect(run.out.isEmpty)
     }
 
@@ -43,7 +49,7 @@ import Testing
     @Test(arguments: [
         ("OK MPD 0.23.5", "is not a soundtraced speaking protocol 1: it greeted with \"OK MPD 0.23.5\""),
         ("OK SOUNDTRACE 2", "is not a soundtraced speaking protocol 1: it speaks Soundtrace protocol 2"),
-        ("SSH-2.0-OpenSSH_9.2p1", "is not a soundtraced speaking protocol 1: it greeted with \"SSH-2.0-OpenSSH_9.2p1\""),
+        ("SSH-2.0-OpenSSH_9.2p1", "is not a soundtraced speaking protocol 1: it greeted with \"SSH-2.0-OpenSSH_9.2p1\"")
     ])
     func aWrongGreetingIsNotSoundtraced(greeting: String, message: String) throws {
         let (run, received) = try converse([Step](), ["status"], greeting: greeting)
@@ -68,7 +74,10 @@ import Testing
         limits.connectTimeoutMilliseconds = 300
         let run = DaemonRun(["status", "--port", String(port)], limits: limits)
         #expect(run.status == .unreachable)
-        #expect(run.err == "soundtrace status: 127.0.0.1:\(port) is not a soundtraced speaking protocol 1: no greeting: it did not answer within 300 ms; check --host and --port (default port 6680)\n")
+        #expect(
+            run.err
+                == "soundtrace status: 127.0.0.1:\(port) is not a soundtraced speaking protocol 1: no greeting: it did not answer within 300 ms; check --host and --port (default port 6680)\n"
+        )
     }
 
     @Test func aFullDaemonRefusesWithItsMessage() throws {
@@ -82,8 +91,10 @@ import Testing
         #expect(run.status == .refused)
         #expect(run.err == "soundtrace show: no recognition 99; see `soundtrace history`\n")
         #expect(run.out.isEmpty)
-        let permission = try converse([("delete 3", "ACK [4@0] {delete} this connection may only read; present the token first (`token SECRET`)\n")],
-                                      ["delete", "3", "--yes"]).run
+        let permission = try converse(
+            [("delete 3", "ACK [4@0] {delete} this connection may only read; present the token first (`token SECRET`)\n")],
+            ["delete", "3", "--yes"]
+        ).run
         #expect(permission.status == .refused)
         #expect(permission.err.contains("present the token first"))
     }
@@ -98,7 +109,8 @@ import Testing
     @Test func aTokenWithSpacesAndQuotesIsQuoted() throws {
         let secret = "my \"box\" \\ key"
         let line = "token \"my \\\"box\\\" \\\\ key\""
-        let (run, received) = try converse([(line, "permission: control\nOK\n"), ("ping", "OK\n")], ["ping"], variables: ["SOUNDTRACE_TOKEN": secret])
+        let (run, received) = try converse(
+            [(line, "permission: control\nOK\n"), ("ping", "OK\n")], ["ping"], variables: ["SOUNDTRACE_TOKEN": secret])
         #expect(run.status == .success)
         #expect(received.first == line)
         // The daemon's own parser reads back exactly the secret.
@@ -107,7 +119,9 @@ import Testing
     }
 
     @Test func theTokenFromAFile() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("soundtrace-token-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "soundtrace-token-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
         try "  f1le-secret \n".write(toFile: path, atomically: true, encoding: .utf8)
         defer { unlink(path) }
         let steps: [(String, String)] = [("token f1le-secret", "permission: control\nOK\n"), ("ping", "OK\n")]
@@ -120,8 +134,9 @@ import Testing
     }
 
     @Test func aWrongTokenIsRefused() throws {
-        let (run, received) = try converse([("token nope", "ACK [3@0] {token} wrong token (2 tries left before the connection closes)\n")],
-                                           ["listen"], variables: ["SOUNDTRACE_TOKEN": "nope"])
+        let (run, received) = try converse(
+            [("token nope", "ACK [3@0] {token} wrong token (2 tries left before the connection closes)\n")],
+            ["listen"], variables: ["SOUNDTRACE_TOKEN": "nope"])
         #expect(run.status == .refused)
         #expect(run.err == "soundtrace listen: wrong token (2 tries left before the connection closes)\n")
         #expect(received == ["token nope"], "nothing after a refused token")
@@ -133,7 +148,7 @@ import Testing
         ("Bad Key: x\nOK\n", "sent a line that is not part of protocol 1"),
         ("state:idle\nOK\n", "sent a line that is not part of protocol 1"),
         ("title: \u{1B}[2Jgotcha\nOK\n", "sent a line with control characters"),
-        ("title: \u{9B}2J\nOK\n", "sent a line with control characters"),
+        ("title: \u{9B}2J\nOK\n", "sent a line with control characters")
     ])
     func malformedRepliesAreRefused(reply: String, message: String) throws {
         let (run, _) = try converse([("status", reply)], ["status"])

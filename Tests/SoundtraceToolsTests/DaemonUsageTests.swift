@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceTools
 
 /// Command lines checked before connecting: usage errors, help, and delete's confirmation.
@@ -15,7 +16,9 @@ import Testing
         #expect(SoundtraceCLI.catalogUsage.contains("soundtrace catalog build") && SoundtraceCLI.catalogUsage.contains("asks soundtraced"))
         let top = DaemonRun(["--help"]).out
         #expect(top.contains("daemon commands") && top.contains("offline tools"))
-        for command in SoundtraceCLI.daemonCommands { #expect(top.contains("  \(command.name)"), "\(command.name) missing from the command list") }
+        for command in SoundtraceCLI.daemonCommands {
+            #expect(top.contains("  \(command.name)"), "\(command.name) missing from the command list")
+        }
     }
 
     /// Each case must fail before any connection: the port is one nothing listens on, so a
@@ -41,9 +44,12 @@ import Testing
         (["status", "--port", "http"], "soundtrace status: --port needs a port number"),
         (["status", "--host", ""], "soundtrace status: --host needs a host name or address"),
         (["status", "--host", "a b"], "soundtrace status: --host needs a host name or address"),
-        (["status", "--token-file", "/nonexistent/token"], "soundtrace status: --token-file: cannot read token file /nonexistent/token: no such file or directory"),
+        (
+            ["status", "--token-file", "/nonexistent/token"],
+            "soundtrace status: --token-file: cannot read token file /nonexistent/token: no such file or directory"
+        ),
         (["listen", "--yes"], "soundtrace listen: unknown option --yes"),
-        (["catalog", "burn"], "soundtrace catalog: unknown catalog command 'burn'"),
+        (["catalog", "burn"], "soundtrace catalog: unknown catalog command 'burn'")
     ])
     func wrongCommandLinesFailBeforeConnecting(args: [String], message: String) {
         let run = DaemonRun(args, variables: ["SOUNDTRACE_PORT": String(DaemonConnectionTests.closedPort())])
@@ -55,8 +61,14 @@ import Testing
     @Test(arguments: [
         (["SOUNDTRACE_PORT": "66000"], "soundtrace ping: SOUNDTRACE_PORT needs a port number from 1 to 65535"),
         (["SOUNDTRACE_HOST": "-evil"], "soundtrace ping: SOUNDTRACE_HOST needs a host name or address"),
-        (["SOUNDTRACE_TOKEN": "two\nlines"], "soundtrace ping: SOUNDTRACE_TOKEN: the token cannot be sent: an argument holds a control character"),
-        (["SOUNDTRACE_TOKEN": String(repeating: "k", count: 1100)], "soundtrace ping: SOUNDTRACE_TOKEN: the token cannot be sent: the request would be 1106 bytes, longer than the protocol's 1024-byte line limit"),
+        (
+            ["SOUNDTRACE_TOKEN": "two\nlines"],
+            "soundtrace ping: SOUNDTRACE_TOKEN: the token cannot be sent: an argument holds a control character"
+        ),
+        (
+            ["SOUNDTRACE_TOKEN": String(repeating: "k", count: 1100)],
+            "soundtrace ping: SOUNDTRACE_TOKEN: the token cannot be sent: the request would be 1106 bytes, longer than the protocol's 1024-byte line limit"
+        )
     ])
     func wrongEnvironmentVariablesAreUsageErrors(variables: [String: String], message: String) {
         let run = DaemonRun(["ping"], variables: variables)
@@ -69,7 +81,10 @@ import Testing
         let run = DaemonRun(["delete", "12"], port: daemon.port, stdinIsTerminal: false)
         daemon.stop()
         #expect(run.status == .usage)
-        #expect(run.err == "soundtrace delete: refusing to delete recognition 12 without confirmation: standard input is not a terminal; pass --yes to delete it\n")
+        #expect(
+            run.err
+                == "soundtrace delete: refusing to delete recognition 12 without confirmation: standard input is not a terminal; pass --yes to delete it\n"
+        )
         #expect(daemon.received.isEmpty)
     }
 
@@ -84,7 +99,8 @@ import Testing
     }
 
     @Test func deleteOnATerminalAsksWithTheTitle() throws {
-        let yes = try converse([("show 12", Canned.show), ("delete 12", "deleted: 12\nOK\n")], ["delete", "12"], stdinIsTerminal: true, answer: "y")
+        let yes = try converse(
+            [("show 12", Canned.show), ("delete 12", "deleted: 12\nOK\n")], ["delete", "12"], stdinIsTerminal: true, answer: "y")
         #expect(yes.run.status == .success)
         #expect(yes.run.err == "Delete recognition 12 (\"Harbor Lights\")? [y/N] ")
         #expect(yes.run.out == "Deleted recognition 12.\n")

@@ -1,13 +1,15 @@
 import Foundation
 import SoundtraceFingerprint
 import SoundtraceTestSupport
-@testable import SoundtraceTools
 import Testing
+
+@testable import SoundtraceTools
 
 /// `soundtrace explain`: the picture is rendered by a real SVG renderer, and it says the verdict
 /// and the bars.
 @Suite(.serialized) struct ExplainCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
     static let catalog = root + "/catalog/soundtrace.catalog"
     static let renderer = "/usr/bin/rsvg-convert"
 
@@ -31,7 +33,9 @@ import Testing
         return (u32(16), u32(20))
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
     func aMatchIsPicturedWithEveryCheckPassing() throws {
         let dir = try SampleCatalogTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -55,7 +59,9 @@ import Testing
         #expect(candidates.first?["referenceId"] as? String == "harbor-lights-piano")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
     func aNoMatchSaysWhichCheckFailed() throws {
         let dir = try SampleCatalogTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -88,13 +94,17 @@ import Testing
     @Test func aLiveCaptureIsExplainedAfterItsSession() throws {
         let dir = try SampleCatalogTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        final class Box: @unchecked Sendable { var out = ""; var err = "" }
+        final class Box: @unchecked Sendable {
+            var out = ""
+            var err = ""
+        }
         let box = Box()
         let console = Console(isInteractive: false, out: { box.out += $0 }, err: { box.err += $0 })
         let catalog = try CatalogFile.load(path: Self.catalog)
         let source = PCMAudioSource(samples: try LiveSessionTests.clip(), rate: 8000)
-        let status = ExplainCommand(console: console).runLive(source: source, catalog: catalog, settings: .standard,
-                                                              svg: dir + "/live.svg", json: false)
+        let status = ExplainCommand(console: console).runLive(
+            source: source, catalog: catalog, settings: .standard,
+            svg: dir + "/live.svg", json: false)
         #expect(status == .success, "\(box.err)")
         #expect(box.out.hasPrefix("Match: \"\(catalog.references[3].audio.title)\""), "\(box.out)")
         let svg = try String(contentsOfFile: dir + "/live.svg", encoding: .utf8)

@@ -2,6 +2,7 @@ import Foundation
 import SoundtracePlatform
 import SoundtraceProtocol
 import SoundtraceTestSupport
+
 @testable import SoundtraceTools
 
 /// A scripted soundtraced for the client's tests: the real `LineServer` on a free loopback port,
@@ -83,10 +84,15 @@ final class FakeDaemon: @unchecked Sendable {
         finished.wait()
     }
 
-    var received: [String] { lock.lock(); defer { lock.unlock() }; return receivedLines }
+    var received: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return receivedLines
+    }
     /// Script problems: lines that were not the expected ones, and steps never reached.
     var problems: [String] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return mismatches + steps.map { "never received '\($0.expect)'" }
     }
 }
@@ -105,17 +111,23 @@ struct DaemonRun {
         return limits
     }()
 
-    init(_ args: [String], port: Int? = nil, variables: [String: String] = [:], stdinIsTerminal: Bool = false,
-         stdoutIsTerminal: Bool = false, answer: String? = nil, interrupt: InterruptSignal = InterruptSignal(),
-         limits: ProtocolClient.Limits = DaemonRun.testLimits) {
-        final class Box: @unchecked Sendable { var out = ""; var err = "" }
+    init(
+        _ args: [String], port: Int? = nil, variables: [String: String] = [:], stdinIsTerminal: Bool = false,
+        stdoutIsTerminal: Bool = false, answer: String? = nil, interrupt: InterruptSignal = InterruptSignal(),
+        limits: ProtocolClient.Limits = DaemonRun.testLimits
+    ) {
+        final class Box: @unchecked Sendable {
+            var out = ""
+            var err = ""
+        }
         let box = Box()
         let console = Console(isInteractive: false, out: { box.out += $0 }, err: { box.err += $0 })
         var variables = variables
         if let port, variables["SOUNDTRACE_PORT"] == nil { variables["SOUNDTRACE_PORT"] = String(port) }
-        var environment = ClientEnvironment(variables: variables, standardInputIsTerminal: stdinIsTerminal,
-                                            standardOutputIsTerminal: stdoutIsTerminal, readAnswer: { answer },
-                                            clock: ManualClock(0, wall: 1_795_966_802_375))  // 2026-11-29T15:40:02.375Z
+        var environment = ClientEnvironment(
+            variables: variables, standardInputIsTerminal: stdinIsTerminal,
+            standardOutputIsTerminal: stdoutIsTerminal, readAnswer: { answer },
+            clock: ManualClock(0, wall: 1_795_966_802_375))  // 2026-11-29T15:40:02.375Z
         environment.interrupt = interrupt
         environment.limits = limits
         status = SoundtraceCLI.run(args, console: console, environment: environment)

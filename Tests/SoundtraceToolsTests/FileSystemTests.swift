@@ -1,10 +1,13 @@
 import Glibc
 import Testing
+
 @testable import SoundtraceTools
 
 @Suite struct FileSystemTests {
-    @Test(arguments: [("catalog/manifest.json", "catalog"), ("manifest.json", ""), ("/manifest.json", "/"), ("/", "/"),
-                      ("a/b/", "a"), ("a//b", "a"), ("/srv/kiosk/catalog/m.json", "/srv/kiosk/catalog"), ("", "")])
+    @Test(arguments: [
+        ("catalog/manifest.json", "catalog"), ("manifest.json", ""), ("/manifest.json", "/"), ("/", "/"),
+        ("a/b/", "a"), ("a//b", "a"), ("/srv/kiosk/catalog/m.json", "/srv/kiosk/catalog"), ("", "")
+    ])
     func theFolderOfAPathIsWhatNSStringGave(path: String, folder: String) {
         #expect(FileSystem.directory(of: path) == folder)
     }

@@ -20,21 +20,27 @@ import Testing
         let child = Child()
         let steps = [
             FakeDaemon.Step(expect: "listen", reply: .text(Canned.listening)),
-            FakeDaemon.Step(expect: "idle state", reply: .hold, action: {
-                child.ready.wait()
-                kill(child.pid, SIGINT)
-            }),
+            FakeDaemon.Step(
+                expect: "idle state", reply: .hold,
+                action: {
+                    child.ready.wait()
+                    kill(child.pid, SIGINT)
+                }),
             FakeDaemon.Step(expect: "noidle", reply: .text("OK\n")),
-            FakeDaemon.Step(expect: "cancel s-4", reply: .text(Canned.canceled)),
+            FakeDaemon.Step(expect: "cancel s-4", reply: .text(Canned.canceled))
         ]
         let daemon = try FakeDaemon(steps)
         let directory = FileManager.default.temporaryDirectory.path
         let stamp = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let out = directory + "/soundtrace-sigint-\(stamp).out"
         let err = directory + "/soundtrace-sigint-\(stamp).err"
-        defer { unlink(out); unlink(err) }
-        let process = try ChildProcess(path: Self.binary, arguments: ["listen", "--port", String(daemon.port)],
-                                       environment: ["PATH": "/usr/bin:/bin"], stdout: out, stderr: err)
+        defer {
+            unlink(out)
+            unlink(err)
+        }
+        let process = try ChildProcess(
+            path: Self.binary, arguments: ["listen", "--port", String(daemon.port)],
+            environment: ["PATH": "/usr/bin:/bin"], stdout: out, stderr: err)
         child.pid = process.pid
         child.ready.signal()
         // A bound, not a synchronization sleep: a hung child is killed and the test fails. The

@@ -1,13 +1,19 @@
 import Testing
+
 @testable import SoundtraceTools
 
 @Suite struct JSONValueTests {
     private func parse(_ text: String) throws(JSONValue.ParseError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
 
     @Test func everyKindOfValueArrivesAsItWasWritten() throws {
-        let value = try parse(#"{"s": "a\u00e9\n", "i": -9223372036854775808, "r": 1.5, "t": true, "f": false, "n": null, "a": [1, [2]], "o": {}}"#)
-        #expect(value == .object(["s": .string("aé\n"), "i": .integer(Int64.min), "r": .real(1.5), "t": .bool(true), "f": .bool(false),
-                                  "n": .null, "a": .array([.integer(1), .array([.integer(2)])]), "o": .object([:])]))
+        let value = try parse(
+            #"{"s": "a\u00e9\n", "i": -9223372036854775808, "r": 1.5, "t": true, "f": false, "n": null, "a": [1, [2]], "o": {}}"#)
+        #expect(
+            value
+                == .object([
+                    "s": .string("aé\n"), "i": .integer(Int64.min), "r": .real(1.5), "t": .bool(true), "f": .bool(false),
+                    "n": .null, "a": .array([.integer(1), .array([.integer(2)])]), "o": .object([:])
+                ]))
         // A lazy sequence is not contiguous: copied first, same answer.
         #expect(try JSONValue.parse(Array("[7]".utf8).lazy.map { $0 }) == .array([.integer(7)]))
     }
@@ -19,7 +25,7 @@ import Testing
         ("[\"\\u0000\"]", "NUL"),
         ("[99999999999999999999999]", "too big"),
         ("[1e999]", "overflow"),
-        ("{\"a\": ", "line 1, column 6"),
+        ("{\"a\": ", "line 1, column 6")
     ])
     func refusalsSayWhereAndWhy(text: String, expected: String) {
         #expect(throws: JSONValue.ParseError.self) { try parse(text) }

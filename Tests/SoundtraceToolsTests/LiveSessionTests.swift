@@ -3,6 +3,7 @@ import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtraceTestSupport
 import Testing
+
 @testable import SoundtraceTools
 
 /// The session runner with a simulated microphone (PCMAudioSource): gaps, faults, stalls and
@@ -17,7 +18,8 @@ import Testing
     }
 
     func run(_ source: PCMAudioSource, window: Int = 10, clock: any TimeSource = SystemTime())
-        throws -> RecognitionSession {
+        throws -> RecognitionSession
+    {
         let session = LiveSession(source: source, catalog: Self.catalog, settings: try SessionSettings(windowSeconds: window), clock: clock)
         let ended = session.run(token: SessionToken(7))
         #expect(!source.isDeviceOpen, "the device must be closed when the session ends")
@@ -30,7 +32,10 @@ import Testing
         // still names where listening began.
         let source = PCMAudioSource(samples: try Self.clip(), rate: Self.rate, gaps: [3 * Self.rate / 4: Self.rate / 5])
         let ended = try run(source)
-        guard case let .matched(result) = ended.state else { Issue.record("\(ended.state)"); return }
+        guard case let .matched(result) = ended.state else {
+            Issue.record("\(ended.state)")
+            return
+        }
         #expect(result.reference.id == Self.catalog.references[3].audio.id)
         #expect(abs(result.offsetMilliseconds - 30_000) <= 100)
         #expect(source.framesSkipped == Self.rate / 5)
@@ -43,7 +48,8 @@ import Testing
     }
 
     @Test func aDeviceFaultMidSessionIsAFailureWithTheDeviceClosed() throws {
-        let source = PCMAudioSource(samples: try Self.clip(), rate: Self.rate, fault: (at: Self.rate / 2, fault: .disconnected(device: "simulated")))
+        let source = PCMAudioSource(
+            samples: try Self.clip(), rate: Self.rate, fault: (at: Self.rate / 2, fault: .disconnected(device: "simulated")))
         let ended = try run(source)
         #expect(ended.state == .failed(.disconnected(device: "simulated")))
         #expect(source.closeCount == 1)
@@ -64,7 +70,10 @@ import Testing
         let excerpt = PCMAudio(sampleRate: Self.rate, samples: Array(audio.samples[(20 * Self.rate)..<(32 * Self.rate)]))
         let source = PCMAudioSource(samples: Resampler.convert(excerpt, to: 16000).samples, rate: 16000)
         let ended = try run(source)
-        guard case let .matched(result) = ended.state else { Issue.record("\(ended.state)"); return }
+        guard case let .matched(result) = ended.state else {
+            Issue.record("\(ended.state)")
+            return
+        }
         #expect(result.reference.id == Self.catalog.references[5].audio.id)
         #expect(abs(result.offsetMilliseconds - 20_000) <= 100)
     }

@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+
 @testable import SoundtraceTools
 
 @Suite struct ManifestTests {
     static func reference(_ overrides: [String: String] = [:], drop: String? = nil) -> String {
-        var fields = ["id": "\"harbor-lights\"", "title": "\"Harbor Lights\"", "creator": "\"Soundtrace project\"",
-                      "license": "\"CC0-1.0\"", "sourceFile": "\"audio/harbor-lights.wav\"", "metadata": "{\"key\": \"C major\"}"]
+        var fields = [
+            "id": "\"harbor-lights\"", "title": "\"Harbor Lights\"", "creator": "\"Soundtrace project\"",
+            "license": "\"CC0-1.0\"", "sourceFile": "\"audio/harbor-lights.wav\"", "metadata": "{\"key\": \"C major\"}"
+        ]
         for (k, v) in overrides { fields[k] = v }
         if let drop { fields[drop] = nil }
         return "{" + fields.keys.sorted().map { "\"\($0)\": \(fields[$0] ?? "")" }.joined(separator: ", ") + "}"
@@ -35,8 +38,10 @@ import Testing
     static var bad: [(String, Data, String)] {
         [
             ("not json", Data("{version: 1".utf8), "is not valid JSON"),
-            ("a field twice", Data("{\"version\": 1, \"version\": 2, \"references\": []}".utf8),
-             "is not valid JSON (line 1, column 24: duplicate object key near '\"version\"')"),
+            (
+                "a field twice", Data("{\"version\": 1, \"version\": 2, \"references\": []}".utf8),
+                "is not valid JSON (line 1, column 24: duplicate object key near '\"version\"')"
+            ),
             ("version beyond any double", manifest([reference()], version: "1e400"), "is not valid JSON"),
             ("array root", Data("[1, 2]".utf8), "must be a JSON object"),
             ("unknown top field", Data("{\"version\": 1, \"references\": [], \"extra\": 1}".utf8), "unknown top-level field \"extra\""),
@@ -59,8 +64,11 @@ import Testing
             ("typo field", manifest([reference(["titel": "\"x\""])]), "unknown field \"titel\""),
             ("metadata number", manifest([reference(["metadata": "{\"bpm\": 120}"])]), "metadata \"bpm\" must be a string"),
             ("metadata list", manifest([reference(["metadata": "[]"])]), "\"metadata\" must be an object of strings"),
-            ("long title", manifest([reference(["title": "\"" + String(repeating: "x", count: 201) + "\""])]), "\"title\" is 201 characters; at most 200"),
-            ("control characters", manifest([reference(["title": "\"a\\u0007b\""])]), "\"title\" contains control characters"),
+            (
+                "long title", manifest([reference(["title": "\"" + String(repeating: "x", count: 201) + "\""])]),
+                "\"title\" is 201 characters; at most 200"
+            ),
+            ("control characters", manifest([reference(["title": "\"a\\u0007b\""])]), "\"title\" contains control characters")
         ]
     }
 
@@ -77,15 +85,24 @@ import Testing
     }
 
     @Test func missingManifestSaysWhatToDo() {
-        #expect(throws: Manifest.Invalid(path: "/nonexistent/manifest.json",
-                                         problem: "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")) {
+        #expect(
+            throws: Manifest.Invalid(
+                path: "/nonexistent/manifest.json",
+                problem: "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")
+        ) {
             try Manifest.load(path: "/nonexistent/manifest.json")
         }
-        #expect(throws: Manifest.Invalid(path: "/tmp", problem: "is a folder; pass the manifest file itself (e.g. --manifest catalog/manifest.json)")) {
+        #expect(
+            throws: Manifest.Invalid(
+                path: "/tmp", problem: "is a folder; pass the manifest file itself (e.g. --manifest catalog/manifest.json)")
+        ) {
             try Manifest.load(path: "/tmp")
         }
-        #expect(throws: Manifest.Invalid(path: "/etc/hostname/manifest.json",
-                                         problem: "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")) {
+        #expect(
+            throws: Manifest.Invalid(
+                path: "/etc/hostname/manifest.json",
+                problem: "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")
+        ) {
             try Manifest.load(path: "/etc/hostname/manifest.json")
         }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SoundtraceTools
 
 /// How `--json` types the values of protocol records.
@@ -13,9 +14,12 @@ import Testing
         #expect(ReplyJSON.value("1\u{301}", key: "offset") == "\"1\u{301}\"")
         #expect(ReplyJSON.value("2.5\u{20DD}", key: "heard") == "\"2.5\u{20DD}\"")
         // A number no double holds stays a string, so every JSON reader can read what --json prints.
-        #expect(ReplyJSON.value(String(repeating: "9", count: 15) + ".123456789", key: "offset") == String(repeating: "9", count: 15) + ".123456789")
+        #expect(
+            ReplyJSON.value(String(repeating: "9", count: 15) + ".123456789", key: "offset") == String(repeating: "9", count: 15)
+                + ".123456789")
         #expect(ReplyJSON.value(String(repeating: "9", count: 16), key: "offset") == "\"" + String(repeating: "9", count: 16) + "\"")
-        #expect(ReplyJSON.value("1." + String(repeating: "5", count: 10), key: "duration") == "\"1." + String(repeating: "5", count: 10) + "\"")
+        #expect(
+            ReplyJSON.value("1." + String(repeating: "5", count: 10), key: "duration") == "\"1." + String(repeating: "5", count: 10) + "\"")
         #expect(ReplyJSON.value("yes", key: "favorite") == "true")
         #expect(ReplyJSON.value("maybe", key: "favorite") == "\"maybe\"")
         #expect(ReplyJSON.key("catalog_hash") == "catalogHash")

@@ -2,12 +2,14 @@ import Foundation
 import SoundtraceFingerprint
 import SoundtraceTestSupport
 import Testing
+
 @testable import SoundtraceTools
 
 /// The bundled sample catalog: reproducible, self-consistent, and recognizing its own recordings
 /// through noise while refusing silence, noise and recordings that are not in it.
 @Suite(.serialized) struct SampleCatalogTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
     static let manifestPath = root + "/catalog/manifest.json"
     static let catalogPath = root + "/catalog/soundtrace.catalog"
     /// The committed catalog's content hash (as `catalog build` prints it). It changes only when the
@@ -58,8 +60,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/audio", withIntermediateDirectories: true)
         for reference in Self.catalog.references {
-            try FileManager.default.copyItem(atPath: Self.root + "/catalog/" + reference.audio.sourceFile,
-                                             toPath: dir + "/" + reference.audio.sourceFile)
+            try FileManager.default.copyItem(
+                atPath: Self.root + "/catalog/" + reference.audio.sourceFile,
+                toPath: dir + "/" + reference.audio.sourceFile)
         }
         // Swap two recordings: each file is valid audio, but not the one indexed under its name.
         let a = dir + "/" + Self.catalog.references[0].audio.sourceFile
@@ -85,7 +88,8 @@ import Testing
         for (index, reference) in Self.catalog.references.enumerated() {
             let audio = try Self.recording(reference.audio.id)
             let start = audio.samples.count / 3 + 101
-            let clip = TestAudio.addPinkNoise(TestAudio.excerpt(audio, from: start, count: 8 * Self.rate), snrDB: snr, seed: UInt64(index + 1))
+            let clip = TestAudio.addPinkNoise(
+                TestAudio.excerpt(audio, from: start, count: 8 * Self.rate), snrDB: snr, seed: UInt64(index + 1))
             let verdict = try TestAudio.match(clip, Self.catalog)
             guard verdict.isMatch else {
                 misses.append(reference.audio.id)
@@ -103,7 +107,7 @@ import Testing
             ("silence", PCMAudio(sampleRate: Self.rate, samples: [Int16](repeating: 0, count: 10 * Self.rate))),
             ("white noise", TestAudio.noise(seed: 5, count: 10 * Self.rate, rms: 2000)),
             ("pink noise", TestAudio.pinkNoise(seed: 6, count: 10 * Self.rate, rms: 3000)),
-            ("synthetic music", TestAudio.music(seed: 42, seconds: 10)),
+            ("synthetic music", TestAudio.music(seed: 42, seconds: 10))
         ]
         for name in ["quiet-ferry-piano", "salt-meadow-mallets"] {
             let audio = try RecordingLoader.load(path: Self.root + "/catalog/outside/\(name).wav").audio
@@ -127,8 +131,9 @@ import Testing
         for (n, name) in ["quiet-ferry-piano", "salt-meadow-mallets"].enumerated() {
             let audio = try RecordingLoader.load(path: Self.root + "/catalog/outside/\(name).wav").audio
             for start in stride(from: 0, to: audio.samples.count - 5 * Self.rate, by: 23 * Self.rate / 10) {
-                let clip = TestAudio.addPinkNoise(TestAudio.excerpt(audio, from: start, count: 5 * Self.rate), snrDB: snr,
-                                                  seed: UInt64(100 * n + start / Self.rate))
+                let clip = TestAudio.addPinkNoise(
+                    TestAudio.excerpt(audio, from: start, count: 5 * Self.rate), snrDB: snr,
+                    seed: UInt64(100 * n + start / Self.rate))
                 let verdict = try TestAudio.match(clip, Self.catalog)
                 #expect(verdict.outcome == .noMatch, "\(name)@\(start / Self.rate) at \(snr) dB: \(verdict)")
                 strongest = max(strongest, verdict.signatureScore ?? -.infinity)
@@ -136,8 +141,9 @@ import Testing
             }
         }
         #expect(strongest * 4096 < Double(Self.catalog.parameters.signatureMinScoreQ12) - 2048, "strongest signature score \(strongest)")
-        #expect(strongestWide * 4096 < Double(Self.catalog.parameters.signatureWideMinScoreQ12) - 4096,
-                "strongest wide signature score \(strongestWide)")
+        #expect(
+            strongestWide * 4096 < Double(Self.catalog.parameters.signatureWideMinScoreQ12) - 4096,
+            "strongest wide signature score \(strongestWide)")
     }
 
     @Test func matchPrintsOneJSONObjectPerFile() throws {

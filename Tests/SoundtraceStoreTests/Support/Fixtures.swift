@@ -12,19 +12,27 @@ enum Fixture {
     /// Both clocks stopped at `now` (the history stamps with the wall clock).
     static var fixedClock: ManualClock { ManualClock(now, wall: now) }
 
-    static func snapshot(title: String = "Harbor Lights",
-                         metadata: [ReferenceSnapshot.MetadataEntry] = [.init(key: "key", value: "D major"),
-                                                                        .init(key: "instrumentation", value: "piano")],
-                         catalogHash: String = catalogHash) -> ReferenceSnapshot {
-        ReferenceSnapshot(title: title, creator: "Soundtrace project", license: "CC0-1.0",
-                          sourceFile: "audio/harbor-lights-piano.wav", metadata: metadata, catalogHash: catalogHash)
+    static func snapshot(
+        title: String = "Harbor Lights",
+        metadata: [ReferenceSnapshot.MetadataEntry] = [
+            .init(key: "key", value: "D major"),
+            .init(key: "instrumentation", value: "piano")
+        ],
+        catalogHash: String = catalogHash
+    ) -> ReferenceSnapshot {
+        ReferenceSnapshot(
+            title: title, creator: "Soundtrace project", license: "CC0-1.0",
+            sourceFile: "audio/harbor-lights-piano.wav", metadata: metadata, catalogHash: catalogHash)
     }
 
-    static func recognition(session: String, reference: String = "harbor-lights-piano", matchedAt: Int64 = now,
-                            offset: Int64 = 12_345, score: Int = 42,
-                            snapshot: ReferenceSnapshot = snapshot()) -> NewRecognition {
-        NewRecognition(sessionId: session, referenceId: reference, matchedAt: matchedAt,
-                       offsetMilliseconds: offset, score: score, snapshot: snapshot)
+    static func recognition(
+        session: String, reference: String = "harbor-lights-piano", matchedAt: Int64 = now,
+        offset: Int64 = 12_345, score: Int = 42,
+        snapshot: ReferenceSnapshot = snapshot()
+    ) -> NewRecognition {
+        NewRecognition(
+            sessionId: session, referenceId: reference, matchedAt: matchedAt,
+            offsetMilliseconds: offset, score: score, snapshot: snapshot)
     }
 
     /// Opens the store at `path` with the fixed clock.
@@ -32,4 +40,3 @@ enum Fixture {
         try HistoryStore.open(path: path, clock: clock).store
     }
 }
-

@@ -31,7 +31,7 @@ enum FrozenSchemas {
             reference_id TEXT NOT NULL PRIMARY KEY,
             favorited_at INTEGER NOT NULL
         ) STRICT, WITHOUT ROWID;
-        """,
+        """
     ]
 
     /// Builds a database at `version` (0 = an empty SQLite file) the way that version's code would have.

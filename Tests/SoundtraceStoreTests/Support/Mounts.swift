@@ -6,10 +6,12 @@ enum Mounts {
     /// Whether this process may mount file systems (root with CAP_SYS_ADMIN, not in a locked-down
     /// container); probed once by mounting and unmounting a tiny tmpfs.
     static let available: Bool = {
-        guard let probe = try? withTemporaryDirectory({ directory -> Bool in
-            guard mount("tmpfs", directory, "tmpfs", 0, "size=4k") == 0 else { return false }
-            return umount2(directory, 0) == 0
-        }) else { return false }
+        guard
+            let probe = try? withTemporaryDirectory({ directory -> Bool in
+                guard mount("tmpfs", directory, "tmpfs", 0, "size=4k") == 0 else { return false }
+                return umount2(directory, 0) == 0
+            })
+        else { return false }
         return probe
     }()
 

@@ -18,7 +18,8 @@ final class WriterProcess {
         let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let candidate = BuiltProducts.path("soundtrace-store-writer", packageRoot: root)
         guard FileManager.default.isExecutableFile(atPath: candidate) else {
-            throw TestFailure("soundtrace-store-writer is not built; build it first with: swift build -c release --product soundtrace-store-writer")
+            throw TestFailure(
+                "soundtrace-store-writer is not built; build it first with: swift build -c release --product soundtrace-store-writer")
         }
         return candidate
     }
