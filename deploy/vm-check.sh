@@ -9,7 +9,7 @@
 #   deploy/vm-check.sh --deb PATH           the package instead: dpkg -i, upgrade, remove, purge
 #
 # Needs: scripts/setup.sh vm (qemu-system-x86, cpio, kmod); Debian's kernel and busybox packages are
-# fetched with `apt-get download` into .build/vm-check (never installed). Takes 4–8 minutes.
+# fetched with `apt-get download` into .build/vm-check (never installed). Takes 4–8 minutes, up to 20 on a busy machine (qemu has no KVM here).
 # Prints the in-VM log and ends with "vm-check: PASS" (status 0) or "vm-check: FAIL ..." (status 1).
 # Not covered: GPIO (Debian's kernel has no gpio-sim or gpio-mockup) and udev (device groups are set by hand).
 set -euo pipefail
