@@ -2,17 +2,17 @@ import Glibc
 import SoundtraceFingerprint
 import SoundtraceProtocol
 
-extension Appliance {
-    private func loadedCatalogLocked(_ command: String) throws(ProtocolError) -> Catalog {
+extension ApplianceState {
+    private mutating func loadedCatalog(_ command: String) throws(ProtocolError) -> Catalog {
         guard let catalog = catalogSlot.catalog else {
             throw ProtocolError(.unavailable, command: command, "no usable catalog: \(catalogSlot.problem ?? "none loaded")")
         }
         return catalog
     }
 
-    func catalogLocked(_ rangeText: String?) throws(ProtocolError) -> CommandOutcome {
+    mutating func catalog(_ rangeText: String?) throws(ProtocolError) -> CommandOutcome {
         let range = try ProtocolRange.parse(rangeText, command: "catalog").get()
-        let catalog = try loadedCatalogLocked("catalog")
+        let catalog = try loadedCatalog("catalog")
         let page = catalog.references.dropFirst(range.start).prefix(range.end - range.start)
         return .reply(
             page.flatMap { reference -> [(String, String)] in
@@ -24,8 +24,8 @@ extension Appliance {
             })
     }
 
-    func referenceLocked(_ id: String) throws(ProtocolError) -> CommandOutcome {
-        let catalog = try loadedCatalogLocked("reference")
+    mutating func reference(_ id: String) throws(ProtocolError) -> CommandOutcome {
+        let catalog = try loadedCatalog("reference")
         guard let reference = catalog.reference(id: id) else {
             throw ProtocolError(.notFound, command: "reference", "no reference \"\(id)\" in the catalog; `catalog` lists them")
         }
@@ -42,7 +42,7 @@ extension Appliance {
     }
 
     /// What the catalog covers and how an owner adds recordings, as lines for people.
-    func guideLocked() -> CommandOutcome {
+    mutating func guide() -> CommandOutcome {
         var lines: [String] = []
         if let catalog = catalogSlot.catalog {
             let licenses = Set(catalog.references.map(\.audio.license)).sorted().joined(separator: ", ")

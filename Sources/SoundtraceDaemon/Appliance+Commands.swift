@@ -2,14 +2,20 @@ import SoundtraceCore
 import SoundtracePlatform
 import SoundtraceProtocol
 
-extension Appliance {
+extension ApplianceState {
     /// The reply to `listen`: the new session as `session` would describe it.
-    func listenLocked() throws(ProtocolError) -> CommandOutcome {
-        let session = try startSessionLocked().get()
+    /// While the previous session's device is still closing, the line runs again once it has
+    /// closed (`captureClosed`): opening it meanwhile would find it busy.
+    mutating func listen(_ client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
+        if mustDeferStart {
+            deferredStarts.append(.client(client.id))
+            return .deferred
+        }
+        let session = try startSession().get()
         return .reply(sessionPairs(recent.last { $0.session.token == session.token } ?? SessionRecord(session: session, eventId: nil)))
     }
 
-    func commandsLocked(_ client: LineServer.Client) -> CommandOutcome {
+    func commands(_ client: LineServer.Client) -> CommandOutcome {
         let permission = clients[client.id]?.permission ?? .read
         return .reply(ProtocolCommand.all.filter { $0.permission <= permission }.map { ("command", $0.name) })
     }
@@ -18,16 +24,16 @@ extension Appliance {
     /// connections, `TokenThrottle` doubles the wait of every further attempt from the same
     /// address (a right token too, so its timing tells nothing), so guessing by reconnecting costs
     /// minutes per try. The comparison takes the same time wherever the guess goes wrong.
-    func tokenLocked(_ presented: String, client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
+    mutating func token(_ presented: String, client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
         guard var state = clients[client.id] else { return .waiting }
         guard let expected = environment.token else {
             if client.isLoopback { return .reply([("permission", "control")]) }
             throw ProtocolError(.wrongToken, command: "token", "no token is configured on this appliance")
         }
-        let address = Self.address(of: client.peer)
+        let address = Appliance.address(of: client.peer)
         let now = environment.clock.monotonicMilliseconds()
         let turn = tokenThrottle.turn(for: address, now: now)
-        if Self.constantTimeEqual(Array(presented.utf8), Array(expected.utf8)) {
+        if Appliance.constantTimeEqual(Array(presented.utf8), Array(expected.utf8)) {
             tokenThrottle.succeeded(address)
             state.permission = .control
             state.wrongTokens = 0
@@ -42,12 +48,12 @@ extension Appliance {
             return .waiting
         }
         state.wrongTokens += 1
-        let left = Self.maxWrongTokens - state.wrongTokens
+        let left = Appliance.maxWrongTokens - state.wrongTokens
         let message =
             left > 0
             ? "wrong token (\(left) \(left == 1 ? "try" : "tries") left before the connection closes)"
             : "wrong token; closing the connection"
-        let answeredAt = max(turn, now + Self.wrongTokenDelayMilliseconds)
+        let answeredAt = max(turn, now + Appliance.wrongTokenDelayMilliseconds)
         let fromAddress = tokenThrottle.failed(address, answeredAt: answeredAt)
         state.heldReply = ProtocolText.reply(ProtocolError(.wrongToken, command: "token", message))
         state.closeAfterHeld = left <= 0
@@ -61,27 +67,7 @@ extension Appliance {
         return .waiting
     }
 
-    /// The host part of a peer "ADDRESS:PORT" or "[IPv6]:PORT".
-    static func address(of peer: String) -> String {
-        if peer.hasPrefix("["), let end = peer.firstIndex(of: "]") { return String(peer[peer.index(after: peer.startIndex)..<end]) }
-        guard let colon = peer.lastIndex(of: ":") else { return peer }
-        return String(peer[..<colon])
-    }
-
-    static let maxWrongTokens = 3
-    static let wrongTokenDelayMilliseconds: Int64 = 1000
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
-        for index in 0..<max(a.count, b.count) {
-            let x = index < a.count ? a[index] : 0
-            let y = index < b.count ? b[index] : 0
-            difference |= x ^ y
-        }
-        return difference == 0 && a.count == b.count
-    }
-
-    func idleLocked(_ arguments: [String], client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
+    mutating func idle(_ arguments: [String], client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
         guard var state = clients[client.id] else { return .waiting }
         let wanted = try IdleFlags.parse(arguments).get()
         let hit = state.pending.intersection(wanted)
@@ -99,27 +85,27 @@ extension Appliance {
     /// Cancels what listens, or with a session id only that session: a client's late cancel must
     /// not end a newer session someone else started. A named session that already ended is
     /// described as it ended.
-    func cancelLocked(_ id: String?) throws(ProtocolError) -> CommandOutcome {
+    mutating func cancel(_ id: String?) throws(ProtocolError) -> CommandOutcome {
         if let id, engine.listeningToken?.description != id {
             guard let record = recent.last(where: { $0.session.id == id }) else {
                 throw ProtocolError(.notFound, command: "cancel", "no recent session \"\(id)\"; `status` names the current one")
             }
             return .reply(sessionPairs(record))
         }
-        guard let ended = cancelSessionLocked() else { return .reply([("state", "idle")]) }
+        guard let ended = cancelSession() else { return .reply([("state", "idle")]) }
         return .reply(sessionPairs(recent.last { $0.session.token == ended.token } ?? SessionRecord(session: ended, eventId: nil)))
     }
 
-    func sessionLocked(_ id: String) throws(ProtocolError) -> CommandOutcome {
+    func session(_ id: String) throws(ProtocolError) -> CommandOutcome {
         guard let record = recent.last(where: { $0.session.id == id }) else {
             throw ProtocolError(
                 .notFound, command: "session",
-                "no recent session \"\(id)\"; `status` names the current one (only the last \(Self.recentSessions) are kept)")
+                "no recent session \"\(id)\"; `status` names the current one (only the last \(Appliance.recentSessions) are kept)")
         }
         return .reply(sessionPairs(record))
     }
 
-    func statusPairsLocked() -> [(String, String)] {
+    func statusPairs() -> [(String, String)] {
         var pairs: [(String, String)] = [("state", engine.listeningToken == nil ? "idle" : "listening")]
         if let current = recent.last {
             pairs.append(("session", current.session.id))
@@ -163,5 +149,27 @@ extension Appliance {
 
     func sessionPairs(_ record: SessionRecord) -> [(String, String)] {
         SessionReply.pairs(record, device: environment.device)
+    }
+}
+
+extension Appliance {
+    /// The host part of a peer "ADDRESS:PORT" or "[IPv6]:PORT".
+    static func address(of peer: String) -> String {
+        if peer.hasPrefix("["), let end = peer.firstIndex(of: "]") { return String(peer[peer.index(after: peer.startIndex)..<end]) }
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon])
+    }
+
+    static let maxWrongTokens = 3
+    static let wrongTokenDelayMilliseconds: Int64 = 1000
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for index in 0..<max(a.count, b.count) {
+            let x = index < a.count ? a[index] : 0
+            let y = index < b.count ? b[index] : 0
+            difference |= x ^ y
+        }
+        return difference == 0 && a.count == b.count
     }
 }

@@ -4,75 +4,89 @@ import SoundtraceProtocol
 extension Appliance {
     /// A client connected: loopback clients may control, others read until they present the token.
     func clientConnected(_ client: LineServer.Client) {
-        locked {
-            clients[client.id] = ClientState(client: client, permission: client.isLoopback ? .control : .read)
-        }
+        state.withLock { $0.clients[client.id] = ClientState(client: client, permission: client.isLoopback ? .control : .read) }
     }
 
     func clientDisconnected(_ client: LineServer.Client) {
-        locked {
-            if clients.removeValue(forKey: client.id)?.heldUntil != nil { environment.timersChanged() }
-        }
+        state.withLock { $0.clientDisconnected(client) }
     }
 
     /// One line from a client. Lines that arrive while a delayed answer is pending wait for it,
     /// so answers always come in the order of the commands.
     func clientLine(_ client: LineServer.Client, _ line: [UInt8]) {
-        locked {
-            guard var state = clients[client.id] else { return }
-            if state.heldUntil != nil {
-                guard state.heldLines.count < ClientState.maxHeldLines else {
-                    channel.send(
-                        ProtocolText.reply(ProtocolError(.badArguments, command: "", "too many commands while waiting for an answer")),
-                        to: client)
-                    channel.close(client)
-                    clients[client.id] = nil
-                    return
-                }
-                state.heldLines.append(line)
-                clients[client.id] = state
-                return
-            }
-            processLocked(line, client: client)
-        }
+        state.withLock { $0.clientLine(client, line) }
     }
 
     /// The earliest monotonic time a delayed answer is due, if any.
     var nextTimerDue: Int64? {
-        locked { clients.values.compactMap(\.heldUntil).min() }
+        state.withLock { $0.clients.values.compactMap(\.heldUntil).min() }
     }
 
     /// Sends delayed answers that are due, then runs the lines that waited for them.
     func fireTimers() {
-        locked {
-            let now = environment.clock.monotonicMilliseconds()
-            for id in Array(clients.keys) {
-                guard var state = clients[id], let due = state.heldUntil, due <= now else { continue }
-                channel.send(state.heldReply, to: state.client)
-                if state.closeAfterHeld {
-                    channel.close(state.client)
-                    clients[id] = nil
-                    continue
-                }
-                state.heldUntil = nil
-                state.heldReply = ""
-                let waiting = state.heldLines
-                state.heldLines = []
-                clients[id] = state
-                for (index, line) in waiting.enumerated() {
-                    processLocked(line, client: state.client)
-                    // A line that delayed its answer again keeps the rest waiting behind it.
-                    if var again = clients[id], again.heldUntil != nil {
-                        again.heldLines.append(contentsOf: waiting[(index + 1)...])
-                        clients[id] = again
-                        break
-                    }
-                }
+        state.withLock { $0.fireTimers() }
+    }
+}
+
+extension ApplianceState {
+    mutating func clientDisconnected(_ client: LineServer.Client) {
+        if clients.removeValue(forKey: client.id)?.heldUntil != nil { environment.timersChanged() }
+        deferredStarts.removeAll { $0 == .client(client.id) }
+    }
+
+    mutating func clientLine(_ client: LineServer.Client, _ line: [UInt8]) {
+        guard var state = clients[client.id] else { return }
+        if state.isHolding {
+            guard state.heldLines.count < ClientState.maxHeldLines else {
+                channel.send(
+                    ProtocolText.reply(ProtocolError(.badArguments, command: "", "too many commands while waiting for an answer")),
+                    to: client)
+                channel.close(client)
+                clients[client.id] = nil
+                return
+            }
+            state.heldLines.append(line)
+            clients[client.id] = state
+            return
+        }
+        process(line, client: client)
+    }
+
+    mutating func fireTimers() {
+        let now = environment.clock.monotonicMilliseconds()
+        for id in Array(clients.keys) {
+            guard var state = clients[id], let due = state.heldUntil, due <= now else { continue }
+            channel.send(state.heldReply, to: state.client)
+            if state.closeAfterHeld {
+                channel.close(state.client)
+                clients[id] = nil
+                continue
+            }
+            state.heldUntil = nil
+            state.heldReply = ""
+            clients[id] = state
+            runHeldLines(of: id)
+        }
+    }
+
+    /// Runs the lines a client sent while its answer waited, in order, until one makes it wait again.
+    mutating func runHeldLines(of id: Int) {
+        guard var state = clients[id] else { return }
+        let waiting = state.heldLines
+        state.heldLines = []
+        clients[id] = state
+        for (index, line) in waiting.enumerated() {
+            process(line, client: state.client)
+            // A line that delayed its answer again keeps the rest waiting behind it.
+            if var again = clients[id], again.isHolding {
+                again.heldLines.append(contentsOf: waiting[(index + 1)...])
+                clients[id] = again
+                break
             }
         }
     }
 
-    private func processLocked(_ line: [UInt8], client: LineServer.Client) {
+    private mutating func process(_ line: [UInt8], client: LineServer.Client) {
         guard var state = clients[client.id] else { return }
         let request: ProtocolRequest
         switch ProtocolRequest.parse(line[...]) {
@@ -123,11 +137,18 @@ extension Appliance {
         do throws(ProtocolError) {
             // Commands read and write this client's state in `clients` themselves: a command can
             // change every client's state (a listen marks `state` changed for all).
-            switch try executeLocked(checked.get(), request.arguments, client: client) {
+            switch try execute(checked.get(), request.arguments, client: client) {
             case let .reply(pairs):
                 channel.send(ProtocolText.reply(pairs), to: client)
             case .waiting:
                 break
+            case .deferred:
+                // Runs again, first of its held lines, when the previous device has closed.
+                if var deferred = clients[client.id] {
+                    deferred.heldLines.insert(line, at: 0)
+                    deferred.awaitingCapture = true
+                    clients[client.id] = deferred
+                }
             }
         } catch {
             channel.send(ProtocolText.reply(error), to: client)

@@ -2,9 +2,9 @@ import SoundtraceFingerprint
 import SoundtraceProtocol
 import SoundtraceStore
 
-extension Appliance {
+extension ApplianceState {
     /// The history, or the error every history command answers when the database is unavailable.
-    private func historyStoreLocked(_ command: String) throws(ProtocolError) -> HistoryStore {
+    private mutating func historyStore(_ command: String) throws(ProtocolError) -> HistoryStore {
         guard let store else {
             throw ProtocolError(.system, command: command, "the history is unavailable: \(storeProblem ?? "not open")")
         }
@@ -12,13 +12,13 @@ extension Appliance {
     }
 
     /// A database failure, logged for the owner and answered to the client.
-    private func systemError(_ command: String, _ error: HistoryError) -> ProtocolError {
+    private mutating func systemError(_ command: String, _ error: HistoryError) -> ProtocolError {
         DaemonLog.error("\(command): \(error)")
         return ProtocolError(.system, command: command, error.description)
     }
 
     /// Runs one database call, turning its failure into the `system` error the client is answered with.
-    private func reading<T>(_ command: String, _ call: () throws(HistoryError) -> T) throws(ProtocolError) -> T {
+    private mutating func reading<T>(_ command: String, _ call: () throws(HistoryError) -> T) throws(ProtocolError) -> T {
         do {
             return try call()
         } catch {
@@ -26,7 +26,7 @@ extension Appliance {
         }
     }
 
-    private func eventId(_ text: String, command: String) throws(ProtocolError) -> Int64 {
+    private mutating func eventId(_ text: String, command: String) throws(ProtocolError) -> Int64 {
         guard let id = Int64(text), id > 0 else {
             throw ProtocolError(
                 .badArguments, command: command, "\"\(text)\" is not a recognition id; ids are positive whole numbers (see `history`)")
@@ -34,11 +34,11 @@ extension Appliance {
         return id
     }
 
-    private func favoriteIdsLocked(_ store: HistoryStore) -> Set<String> {
+    private mutating func favoriteIds(_ store: HistoryStore) -> Set<String> {
         Set(((try? store.favorites()) ?? []).map(\.referenceId))
     }
 
-    private func eventPairs(_ event: RecognitionEvent, favorite: Bool, detailed: Bool) -> [(String, String)] {
+    private mutating func eventPairs(_ event: RecognitionEvent, favorite: Bool, detailed: Bool) -> [(String, String)] {
         let snapshot = event.snapshot
         var pairs: [(String, String)] = [
             ("id", String(event.id)), ("session", event.sessionId), ("reference", event.referenceId),
@@ -53,21 +53,21 @@ extension Appliance {
         return pairs
     }
 
-    func historyLocked(_ rangeText: String?) throws(ProtocolError) -> CommandOutcome {
+    mutating func history(_ rangeText: String?) throws(ProtocolError) -> CommandOutcome {
         let range = try ProtocolRange.parse(rangeText, command: "history").get()
-        let store = try historyStoreLocked("history")
+        let store = try historyStore("history")
         do {
             let events = try store.events(skipping: range.start, limit: range.end - range.start)
-            let favorites = favoriteIdsLocked(store)
+            let favorites = favoriteIds(store)
             return .reply(events.flatMap { eventPairs($0, favorite: favorites.contains($0.referenceId), detailed: false) })
         } catch {
             throw systemError("history", error)
         }
     }
 
-    private func lookUpLocked(_ text: String, command: String) throws(ProtocolError) -> (HistoryStore, RecognitionEvent) {
+    private mutating func lookUp(_ text: String, command: String) throws(ProtocolError) -> (HistoryStore, RecognitionEvent) {
         let id = try eventId(text, command: command)
-        let store = try historyStoreLocked(command)
+        let store = try historyStore(command)
         let found: RecognitionEvent?
         do {
             found = try store.event(id: id)
@@ -80,22 +80,22 @@ extension Appliance {
         return (store, event)
     }
 
-    func showLocked(_ text: String) throws(ProtocolError) -> CommandOutcome {
-        let (store, event) = try lookUpLocked(text, command: "show")
-        return .reply(eventPairs(event, favorite: favoriteIdsLocked(store).contains(event.referenceId), detailed: true))
+    mutating func show(_ text: String) throws(ProtocolError) -> CommandOutcome {
+        let (store, event) = try lookUp(text, command: "show")
+        return .reply(eventPairs(event, favorite: favoriteIds(store).contains(event.referenceId), detailed: true))
     }
 
-    func shareLocked(_ text: String) throws(ProtocolError) -> CommandOutcome {
-        let (_, event) = try lookUpLocked(text, command: "share")
+    mutating func share(_ text: String) throws(ProtocolError) -> CommandOutcome {
+        let (_, event) = try lookUp(text, command: "share")
         let s = event.snapshot
         let line =
             "Heard \"\(s.title)\" by \(s.creator) (\(s.license)), \(ProtocolValues.shortSeconds(Int(event.offsetMilliseconds))) s in, on \(ProtocolValues.humanTime(event.matchedAt)) - recognized offline by Soundtrace."
         return .reply([("text", line)])
     }
 
-    func deleteLocked(_ text: String) throws(ProtocolError) -> CommandOutcome {
+    mutating func delete(_ text: String) throws(ProtocolError) -> CommandOutcome {
         let id = try eventId(text, command: "delete")
-        let store = try historyStoreLocked("delete")
+        let store = try historyStore("delete")
         do {
             try store.deleteEvent(id: id)
         } catch {
@@ -105,18 +105,18 @@ extension Appliance {
             throw systemError("delete", error)
         }
         DaemonLog.info("deleted recognition \(id)")
-        changedLocked(.history)
+        markChanged(.history)
         return .reply([("deleted", String(id))])
     }
 
-    func favoriteLocked(_ reference: String, on: Bool) throws(ProtocolError) -> CommandOutcome {
+    mutating func favorite(_ reference: String, on: Bool) throws(ProtocolError) -> CommandOutcome {
         let command = on ? ProtocolCommand.favorite.name : ProtocolCommand.unfavorite.name
         guard ReferenceAudio.isValidID(reference) else {
             throw ProtocolError(
                 .badArguments, command: command,
                 "\"\(reference)\" is not a reference id (3–64 lowercase letters, digits and hyphens; see `catalog`)")
         }
-        let store = try historyStoreLocked(command)
+        let store = try historyStore(command)
         // Unfavoriting works for references the catalog no longer has. Favoriting needs a
         // reference the box can name: one in the catalog, or, while no catalog is usable, one
         // the history has recognized (its metadata was kept with the recognition).
@@ -136,12 +136,12 @@ extension Appliance {
             throw ProtocolError(.notFound, command: command, "\"\(reference)\" is neither a favorite nor in the catalog")
         }
         let changed = try reading(command) { () throws(HistoryError) in try store.setFavorite(referenceId: reference, on) }
-        if changed { changedLocked(.favorites) }
+        if changed { markChanged(.favorites) }
         return .reply([("reference", reference), ("favorite", ProtocolValues.yesNo(on)), ("changed", ProtocolValues.yesNo(changed))])
     }
 
-    func favoritesLocked() throws(ProtocolError) -> CommandOutcome {
-        let store = try historyStoreLocked("favorites")
+    mutating func favorites() throws(ProtocolError) -> CommandOutcome {
+        let store = try historyStore("favorites")
         do {
             return .reply(
                 try store.favorites().flatMap { favorite -> [(String, String)] in

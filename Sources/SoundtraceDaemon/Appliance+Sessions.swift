@@ -6,10 +6,14 @@ import SoundtraceProtocol
 import SoundtraceRecognition
 import SoundtraceStore
 
-extension Appliance {
+extension ApplianceState {
+    /// Whether a start must wait for the previous session's capture thread to close its device
+    /// (opening it again now would find it busy): nothing listens, yet that thread still runs.
+    var mustDeferStart: Bool { engine.listeningToken == nil && captureToken != nil && !shuttingDown }
+
     /// Starts a session (from `listen` or the button). Refused while one listens or without a
     /// catalog; a device that cannot be opened gives a session that failed at once.
-    func startSessionLocked() -> Result<RecognitionSession, ProtocolError> {
+    mutating func startSession() -> Result<RecognitionSession, ProtocolError> {
         func refusedBusy(_ token: SessionToken) -> Result<RecognitionSession, ProtocolError> {
             .failure(
                 ProtocolError(
@@ -21,17 +25,14 @@ extension Appliance {
         }
         if let token = engine.listeningToken { return refusedBusy(token) }
         guard !shuttingDown else { return refusedShutdown() }
-        // The previous session's device may still be closing; opening it again now would be
-        // "busy". The wait releases the lock, so everything is checked again after it.
-        waitForCaptureClosedLocked()
-        if let token = engine.listeningToken { return refusedBusy(token) }
-        guard !shuttingDown else { return refusedShutdown() }
+        // Callers defer a start while the previous device closes (`mustDeferStart`).
+        if let closing = captureToken { return refusedBusy(closing) }
         // The catalog's index is read from its mapped file: one fstat tells whether it was rewritten.
         if let rewritten = catalogSlot.rewrittenInPlace() {
             catalogSlot = rewritten
             catalogWarning = nil
             DaemonLog.error(rewritten.problem ?? "")
-            changedLocked(.catalog)
+            markChanged(.catalog)
         }
         guard let catalog = catalogSlot.catalog else {
             return .failure(ProtocolError(.unavailable, command: "listen", "no usable catalog: \(catalogSlot.problem ?? "none loaded")"))
@@ -44,13 +45,13 @@ extension Appliance {
             format = try source.open(preferredRate: catalog.parameters.sampleRate)
         } catch {
             source.close()
-            return failedStartLocked(token, fault: error)
+            return failedStart(token, fault: error)
         }
         guard WAVReader.supportedRates.contains(format.sampleRate),
             let recognizer = environment.makeRecognizer(catalog, format.sampleRate)
         else {
             source.close()
-            return failedStartLocked(token, fault: .unsupportedFormat(device: source.device, offered: format.deviceFormat))
+            return failedStart(token, fault: .unsupportedFormat(device: source.device, offered: format.deviceFormat))
         }
         let session: RecognitionSession
         do {
@@ -65,31 +66,38 @@ extension Appliance {
         captureToken = token
         captureSource = source
         sessionCatalog = (token, catalog)
-        let job = CaptureJob(appliance: self, source: source, token: token)
-        let started = WorkerThread(detached: true) { job.run() }
-        guard started != nil else {
+        let started: Bool
+        if let appliance {
+            let job = CaptureJob(appliance: appliance, source: source, token: token)
+            appliance.runningCaptures.started()
+            started = environment.launchCapture { job.run() }
+            if !started { appliance.runningCaptures.finished() }
+        } else {
+            started = false
+        }
+        guard started else {
             captureToken = nil
             captureSource = nil
             source.close()
             if let ended = engine.fail(.other(device: source.device, detail: "no thread could be started for capture"), token: token) {
-                sessionEndedLocked(ended)
+                sessionEnded(ended)
             }
             return .failure(ProtocolError(.system, command: "listen", "the system is out of threads; restart soundtraced"))
         }
         deviceHealth = .ok
-        rememberLocked(SessionRecord(session: session, eventId: nil))
+        remember(SessionRecord(session: session, eventId: nil))
         DaemonLog.info("session \(token) listening on \(source.device) (\(format.deviceFormat))")
-        showIndicatorLocked(.listening, detail: "session \(token)")
-        changedLocked(.state)
+        showIndicator(.listening, detail: "session \(token)")
+        markChanged(.state)
         return .success(session)
     }
 
     /// A device that cannot be opened still makes a session, failed at once with the reason, so
     /// the person and every client see what went wrong and the next start is not blocked.
-    private func failedStartLocked(_ token: SessionToken, fault: CaptureFault) -> Result<RecognitionSession, ProtocolError> {
+    private mutating func failedStart(_ token: SessionToken, fault: CaptureFault) -> Result<RecognitionSession, ProtocolError> {
         do {
             let failed = try engine.startFailed(token: token, wallClock: environment.clock.wallMilliseconds(), fault: fault)
-            sessionEndedLocked(failed)
+            sessionEnded(failed)
             return .success(failed)
         } catch {
             return .failure(ProtocolError(.busy, command: "listen", "\(error)"))
@@ -97,20 +105,20 @@ extension Appliance {
     }
 
     /// Cancels whatever listens; nil when nothing did.
-    func cancelSessionLocked() -> RecognitionSession? {
+    mutating func cancelSession() -> RecognitionSession? {
         guard let ended = engine.cancel() else { return nil }
-        sessionEndedLocked(ended)
+        sessionEnded(ended)
         return ended
     }
 
     /// Everything that happens once when a session ends, whichever way it ended. A match is
     /// recorded here unless `saved` brings the outcome of a write already made (`endSession`).
-    func sessionEndedLocked(_ session: RecognitionSession, saved: Result<Int64, SaveProblem>? = nil) {
+    mutating func sessionEnded(_ session: RecognitionSession, saved: Result<Int64, SaveProblem>? = nil) {
         var record = SessionRecord(session: session, eventId: nil)
         var flags: IdleFlags = .state
         switch session.state {
         case let .matched(result):
-            switch saved ?? recordMatchLocked(session, result) {
+            switch saved ?? recordMatch(session, result) {
             case let .success(eventId):
                 record.eventId = eventId
                 lastSaveError = nil
@@ -122,30 +130,30 @@ extension Appliance {
             DaemonLog.info(
                 "session \(session.id) matched \(result.reference.id) at \(ProtocolValues.seconds(result.offsetMilliseconds)) s (score \(result.score), heard \(ProtocolValues.seconds(result.heardMilliseconds)) s)"
             )
-            showIndicatorLocked(
+            showIndicator(
                 .match,
                 detail:
                     "\"\(result.reference.title)\" by \(result.reference.creator), \(ProtocolValues.shortSeconds(result.offsetMilliseconds)) s in"
             )
         case let .noMatch(reason):
             DaemonLog.info("session \(session.id) no match: \(reason)")
-            showIndicatorLocked(.noMatch, detail: reason.description)
+            showIndicator(.noMatch, detail: reason.description)
         case .canceled:
             DaemonLog.info("session \(session.id) canceled")
-            showIndicatorLocked(.canceled, detail: "session \(session.id)")
+            showIndicator(.canceled, detail: "session \(session.id)")
         case let .failed(fault):
             deviceHealth = .failed(fault)
             DaemonLog.warning("session \(session.id) failed: \(fault)")
-            showIndicatorLocked(.failure, detail: fault.description)
+            showIndicator(.failure, detail: fault.description)
         case .listening:
             return
         }
         if sessionCatalog?.token == session.token { sessionCatalog = nil }
-        rememberLocked(record)
+        remember(record)
         lastFinished = record
         // The capture thread may be waiting on the device; wake it so it closes the device now.
         captureSource?.wake()
-        changedLocked(flags)
+        markChanged(flags)
     }
 
     /// Why a match was not stored, for the session record and `status`.
@@ -153,8 +161,8 @@ extension Appliance {
 
     /// Stores a match; when the database cannot, the reason (and a log line), so that the result
     /// is still shown and everyone sees that it was not saved.
-    private func recordMatchLocked(_ session: RecognitionSession, _ result: MatchResult) -> Result<Int64, SaveProblem> {
-        prepareSaveLocked(session, result).run()
+    private mutating func recordMatch(_ session: RecognitionSession, _ result: MatchResult) -> Result<Int64, SaveProblem> {
+        prepareSave(session, result).run()
     }
 
     /// A match's history write, prepared under the lock (what to write, with the session's own
@@ -188,7 +196,7 @@ extension Appliance {
         }
     }
 
-    func prepareSaveLocked(_ session: RecognitionSession, _ result: MatchResult) -> PendingSave {
+    mutating func prepareSave(_ session: RecognitionSession, _ result: MatchResult) -> PendingSave {
         guard let store else {
             return PendingSave(session: session.id, store: nil, unavailable: storeProblem ?? "not open", counter: "", match: nil)
         }
@@ -208,25 +216,50 @@ extension Appliance {
             counter: String(max(nextToken, session.token.value + 1)), match: match)
     }
 
-    /// Ends a session the capture thread's audio ended: a match is written to the history outside
-    /// the lock (a new `listen` meanwhile waits for this thread to close the device), then
-    /// everything else happens under it.
-    fileprivate func endSession(_ ended: RecognitionSession) {
-        var saved: Result<Int64, SaveProblem>? = nil
-        if case let .matched(result) = ended.state {
-            let pending = locked { prepareSaveLocked(ended, result) }
-            saved = pending.run()
-        }
-        locked { sessionEndedLocked(ended, saved: saved) }
-    }
-
-    private func rememberLocked(_ record: SessionRecord) {
+    private mutating func remember(_ record: SessionRecord) {
         if let index = recent.firstIndex(where: { $0.session.token == record.session.token }) {
             recent[index] = record
         } else {
             recent.append(record)
-            if recent.count > Self.recentSessions { recent.removeFirst(recent.count - Self.recentSessions) }
+            if recent.count > Appliance.recentSessions { recent.removeFirst(recent.count - Appliance.recentSessions) }
         }
+    }
+
+    /// The capture thread of `token` has closed its device: starts deferred meanwhile run now, in
+    /// the order they were asked for.
+    mutating func captureClosed(_ token: SessionToken) {
+        if captureToken == token {
+            captureToken = nil
+            captureSource = nil
+        }
+        guard captureToken == nil else { return }
+        let waiting = deferredStarts
+        deferredStarts = []
+        for start in waiting {
+            switch start {
+            case .button:
+                startFromButton()
+            case let .client(id):
+                guard var client = clients[id] else { continue }
+                client.awaitingCapture = false
+                clients[id] = client
+                runHeldLines(of: id)
+            }
+        }
+    }
+}
+
+extension Appliance {
+    /// Ends a session the capture thread's audio ended: a match is written to the history outside
+    /// the lock (a `listen` meanwhile is deferred until this thread has closed the device), then
+    /// everything else happens under it.
+    fileprivate func endSession(_ ended: RecognitionSession) {
+        var saved: Result<Int64, ApplianceState.SaveProblem>? = nil
+        if case let .matched(result) = ended.state {
+            let pending = state.withLock { $0.prepareSave(ended, result) }
+            saved = pending.run()
+        }
+        state.withLock { $0.sessionEnded(ended, saved: saved) }
     }
 
     // MARK: capture thread
@@ -239,13 +272,8 @@ extension Appliance {
             clock: environment.clock
         ).run(for: CaptureOwner(appliance: self))
         source.close()
-        locked {
-            if captureToken == token {
-                captureToken = nil
-                captureSource = nil
-            }
-            signalCaptureClosedLocked()
-        }
+        state.withLock { $0.captureClosed(token) }
+        runningCaptures.finished()
         // Give the pages the session's buffers freed back to the kernel: malloc keeps freed
         // memory below the heap's top for reuse, ~0.1 MiB after a session (bench/daemon). Well
         // under a millisecond for the daemon's small heap, once per session.
@@ -257,7 +285,7 @@ extension Appliance {
     private final class CaptureOwner: SessionOwner {
         let appliance: Appliance
         init(appliance: Appliance) { self.appliance = appliance }
-        func withEngine<T>(_ body: (inout SessionEngine) -> T) -> T { appliance.locked { body(&appliance.engine) } }
+        func withEngine<T>(_ body: (inout SessionEngine) -> T) -> T { appliance.state.withLock { body(&$0.engine) } }
         func sessionEnded(_ session: RecognitionSession) { appliance.endSession(session) }
     }
 }

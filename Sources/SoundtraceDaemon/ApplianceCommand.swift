@@ -19,7 +19,7 @@ struct ApplianceCommand: Sendable {
     }
 
     /// Runs the handler on arguments the table already checked (`ProtocolRequest.check`).
-    func run(on appliance: Appliance, _ arguments: [String], client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
+    func run(on state: inout ApplianceState, _ arguments: [String], client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
         // A shape that disagrees with the row's arity is refused rather than trapped on: the
         // command table test keeps the two in step, and a daemon must not crash on a line.
         guard handler.accepts(command.arity) else {
@@ -28,21 +28,21 @@ struct ApplianceCommand: Sendable {
                 "the daemon's handler does not take \(command.name)'s arguments; please report this")
         }
         switch handler {
-        case let .noArguments(run): return try run(appliance, client)
-        case let .one(run): return try run(appliance, arguments.first ?? "", client)
-        case let .optional(run): return try run(appliance, arguments.first, client)
-        case let .list(run): return try run(appliance, arguments, client)
+        case let .noArguments(run): return try run(&state, client)
+        case let .one(run): return try run(&state, arguments.first ?? "", client)
+        case let .optional(run): return try run(&state, arguments.first, client)
+        case let .list(run): return try run(&state, arguments, client)
         }
     }
 }
 
-/// A command's work, shaped like its arguments (see `ProtocolArity`). Handlers run under the
+/// A command's work, shaped like its arguments (see `ProtocolArity`). Handlers run inside the
 /// appliance's lock and throw the error the client is answered with.
 enum CommandHandler: Sendable {
-    case noArguments(@Sendable (Appliance, LineServer.Client) throws(ProtocolError) -> CommandOutcome)
-    case one(@Sendable (Appliance, String, LineServer.Client) throws(ProtocolError) -> CommandOutcome)
-    case optional(@Sendable (Appliance, String?, LineServer.Client) throws(ProtocolError) -> CommandOutcome)
-    case list(@Sendable (Appliance, [String], LineServer.Client) throws(ProtocolError) -> CommandOutcome)
+    case noArguments(@Sendable (inout ApplianceState, LineServer.Client) throws(ProtocolError) -> CommandOutcome)
+    case one(@Sendable (inout ApplianceState, String, LineServer.Client) throws(ProtocolError) -> CommandOutcome)
+    case optional(@Sendable (inout ApplianceState, String?, LineServer.Client) throws(ProtocolError) -> CommandOutcome)
+    case list(@Sendable (inout ApplianceState, [String], LineServer.Client) throws(ProtocolError) -> CommandOutcome)
 
     /// Whether this handler takes the arguments a row of `arity` lets through.
     func accepts(_ arity: ProtocolArity) -> Bool {
@@ -58,4 +58,7 @@ enum CommandOutcome {
     case reply([(String, String)])
     /// No answer yet: an `idle` waiting for a change, or a delayed answer (the client's state says which).
     case waiting
+    /// Not run yet: a `listen` while the previous session's device closes runs again after it has
+    /// closed; the client's later lines wait behind it.
+    case deferred
 }

@@ -18,6 +18,11 @@ struct ClientState {
     var heldReply = ""
     var closeAfterHeld = false
     var heldLines: [[UInt8]] = []
+    /// While its `listen` waits for the previous session's device to close (the first held line).
+    var awaitingCapture = false
+
+    /// Whether lines that arrive now wait behind an earlier one.
+    var isHolding: Bool { heldUntil != nil || awaitingCapture }
 
     /// Lines a client may send while its answer is delayed before it is disconnected.
     static let maxHeldLines = 16

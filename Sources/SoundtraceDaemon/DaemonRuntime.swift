@@ -87,9 +87,10 @@ public enum DaemonRuntime {
         let appliance = Appliance(
             environment: environment, channel: server, indicator: panel.indicator,
             catalog: catalog, store: store, storeProblem: storeProblem)
-        appliance.locked {
-            appliance.panelKind = panel is LinesPanel ? "gpio" : "console"
-            appliance.panelProblem = panelProblem
+        let panelKind = panel is LinesPanel ? "gpio" : "console"
+        appliance.state.withLock {
+            $0.panelKind = panelKind
+            $0.panelProblem = panelProblem
         }
         guard
             let serverThread = WorkerThread({
@@ -110,7 +111,7 @@ public enum DaemonRuntime {
         DaemonLog.info(
             "serving protocol \(ProtocolText.version) on \(configuration.bind) port \(server.port); device \(device); \(summary)")
         notifier.ready(status: summary)
-        appliance.locked { appliance.showIndicatorLocked(.idle, detail: "ready") }
+        appliance.showIndicator(.idle, detail: "ready")
         panel.becomeReady(at: now())
 
         mainLoop(
@@ -124,9 +125,9 @@ public enum DaemonRuntime {
         appliance.shutdown()
         server.stop()
         serverThread.join()
-        appliance.locked {
-            appliance.store?.close()
-            appliance.store = nil
+        appliance.state.withLock {
+            $0.store?.close()
+            $0.store = nil
         }
         DaemonLog.info("stopped")
         DaemonLog.flush()

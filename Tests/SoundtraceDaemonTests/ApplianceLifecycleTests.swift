@@ -35,17 +35,15 @@ import Testing
         func close() { usleep(closeDelay) }
     }
 
-    /// What the listening thread got; written by it, read after it finished.
-    final class Outcome: @unchecked Sendable {
-        var result: Result<RecognitionSession, ProtocolError>?
-    }
-
-    private func makeAppliance(_ source: AudioSource, store: HistoryStore?, catalog: Catalog = Self.catalog) -> Appliance {
+    private func makeAppliance(
+        _ source: any AudioSource & Sendable, store: HistoryStore?, catalog: Catalog = Self.catalog,
+        channel: ClientChannel = ApplianceSessionTests.NullChannel()
+    ) -> Appliance {
         let environment = Appliance.Environment(
             device: source.device, settings: .standard, token: nil, makeSource: { _ in source },
             clock: RealTimeFixedWall(), timersChanged: {})
         return Appliance(
-            environment: environment, channel: ApplianceSessionTests.NullChannel(),
+            environment: environment, channel: channel,
             indicator: ApplianceSessionTests.RecordingIndicator(),
             catalog: CatalogSlot(path: "sample", catalog: catalog, problem: nil), store: store, storeProblem: nil)
     }
@@ -56,12 +54,9 @@ import Testing
         return directory + "/history.db"
     }
 
-    private func waitUntilIdle(_ appliance: Appliance) throws {
-        for _ in 0..<1000 {
-            if appliance.locked({ appliance.engine.listeningToken == nil && appliance.captureToken == nil }) { return }
-            usleep(10_000)
-        }
-        throw TestFailure("the session did not end within 10 s")
+    /// Returns once the capture threads have closed their devices (the session ended first).
+    private func waitUntilIdle(_ appliance: Appliance) {
+        appliance.runningCaptures.waitForNone()
     }
 
     /// A clip of catalog reference `index` that matches (through the microphone chain).
@@ -77,16 +72,16 @@ import Testing
         let microphone = Microphone(samples: try matchingClip(2))
         let first = makeAppliance(microphone, store: store)
         first.buttonPressed()
-        try waitUntilIdle(first)
+        waitUntilIdle(first)
         let recorded = try #require(try store.events().first)
         #expect(recorded.sessionId == "s-1")
         try store.deleteEvent(id: recorded.id)
         store = try HistoryStore.open(path: path).store
         // Restarted: the deleted session's id is not handed out again.
         let restarted = makeAppliance(microphone, store: store)
-        #expect(restarted.nextToken == 2)
+        #expect(restarted.state.withLock { $0.nextToken } == 2)
         restarted.buttonPressed()
-        try waitUntilIdle(restarted)
+        waitUntilIdle(restarted)
         #expect(try store.events().first?.sessionId == "s-2")
     }
 
@@ -106,34 +101,55 @@ import Testing
         #expect(other.manifest.hash != Self.catalog.manifest.hash)
         appliance.buttonPressed()
         appliance.replaceCatalog(CatalogSlot(path: "other", catalog: other, problem: nil))
-        #expect(appliance.locked { appliance.engine.listeningToken } != nil, "the reload must land mid-session")
-        try waitUntilIdle(appliance)
+        #expect(appliance.state.withLock { $0.engine.listeningToken } != nil, "the reload must land mid-session")
+        waitUntilIdle(appliance)
         let event = try #require(try store.events().first)
         #expect(event.snapshot.catalogHash == Self.catalog.manifest.hash)
         #expect(event.snapshot.metadata.map(\.key) == Self.catalog.references[2].audio.metadata.map(\.key))
     }
 
+    /// A `listen` while the previous session's device is still closing (here 0.4 s) is not refused
+    /// as busy and does not hold up other entry points: it runs once the device has closed, and the
+    /// client's later lines wait behind it.
+    @Test func aListenWhileTheDeviceClosesStartsOnceItHasClosed() throws {
+        let source = SlowClosingMicrophone(closeDelay: 400_000)
+        let channel = ApplianceProtocolTests.RecordingChannel()
+        let appliance = makeAppliance(source, store: nil, channel: channel)
+        let client = LineServer.Client(id: 7, isLoopback: true, peer: "127.0.0.1:50007")
+        appliance.clientConnected(client)
+        appliance.buttonPressed()
+        appliance.buttonPressed()  // cancel: the device now takes 0.4 s to close
+        appliance.clientLine(client, Array("listen".utf8))
+        appliance.clientLine(client, Array("ping".utf8))
+        // Meanwhile the appliance answers others: status does not wait for the device.
+        #expect(appliance.state.withLock { $0.statusPairs() }.first! == ("state", "idle"))
+        #expect(channel.locked { $0.sent[client.id, default: []] }.isEmpty)
+        // The cancelled session's thread closes the device, then runs the deferred listen, which
+        // starts a session with a capture thread of its own.
+        let replies = channel.waitFor(client, count: 2)
+        #expect(replies.first?.contains("state: listening") == true, "\(replies)")
+        #expect(replies.last == "OK\n")
+        #expect(source.opened == 2)
+        appliance.shutdown()
+    }
+
     @Test func aListenWaitingForTheDeviceToCloseIsRefusedOnceShutdownBegins() throws {
         let source = SlowClosingMicrophone(closeDelay: 400_000)
-        let appliance = makeAppliance(source, store: nil)
+        let channel = ApplianceProtocolTests.RecordingChannel()
+        let appliance = makeAppliance(source, store: nil, channel: channel)
+        let client = LineServer.Client(id: 7, isLoopback: true, peer: "127.0.0.1:50007")
+        appliance.clientConnected(client)
         appliance.buttonPressed()
-        #expect(appliance.locked { appliance.engine.listeningToken } != nil)
+        #expect(appliance.state.withLock { $0.engine.listeningToken } != nil)
         appliance.buttonPressed()  // cancel: the device now takes 0.4 s to close
-        let outcome = Outcome()
-        let listener = Thread { outcome.result = appliance.locked { appliance.startSessionLocked() } }
-        listener.start()
-        // Until the listen waits for the device, with the lock released.
-        for _ in 0..<500 where appliance.locked({ appliance.waitingForCapture }) == 0 { usleep(2_000) }
-        #expect(appliance.locked { appliance.waitingForCapture } == 1)
+        appliance.clientLine(client, Array("listen".utf8))
+        #expect(appliance.state.withLock { $0.deferredStarts } == [.client(client.id)])
+        // Returns once the device has closed; the listen ran as it closed, and was refused.
         appliance.shutdown()
-        while !listener.isFinished { usleep(10_000) }
-        guard case let .failure(error)? = outcome.result else {
-            Issue.record("a session started after shutdown began: \(String(describing: outcome.result))")
-            return
-        }
-        #expect("\(error)".contains("shutting down"))
+        let replies = channel.locked { $0.sent[client.id, default: []] }
+        #expect(replies.count == 1 && replies.first?.contains("shutting down") == true, "\(replies)")
         #expect(source.opened == 1)
-        #expect(appliance.locked { appliance.engine.listeningToken } == nil)
+        #expect(appliance.state.withLock { $0.engine.listeningToken } == nil)
     }
 
     @Test func withoutAUsableCatalogFavoritesKeepWorkingForWhatTheHistoryRecognized() throws {
@@ -141,7 +157,7 @@ import Testing
         let store = try HistoryStore.open(path: path).store
         let healthy = makeAppliance(Microphone(samples: try matchingClip(2)), store: store)
         healthy.buttonPressed()
-        try waitUntilIdle(healthy)
+        waitUntilIdle(healthy)
         let heard = Self.catalog.references[2].audio.id
         #expect(try store.hasEvent(referenceId: heard))
         // Restarted with a broken catalog.
@@ -152,28 +168,28 @@ import Testing
             environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: nil,
             catalog: CatalogSlot(path: "/broken.catalog", catalog: nil, problem: "corrupt"),
             store: try HistoryStore.open(path: path).store, storeProblem: nil)
-        func run(_ handler: () throws(ProtocolError) -> CommandOutcome) -> Result<CommandOutcome, ProtocolError> {
-            broken.locked { Result(catching: handler) }
+        func run(_ handler: (inout ApplianceState) throws(ProtocolError) -> CommandOutcome) -> Result<CommandOutcome, ProtocolError> {
+            broken.state.withLock { state in Result { () throws(ProtocolError) in try handler(&state) } }
         }
         func reply(_ outcome: Result<CommandOutcome, ProtocolError>) -> [(String, String)]? {
             if case let .success(.reply(pairs)) = outcome { return pairs }
             return nil
         }
         #expect(
-            reply(run { () throws(ProtocolError) in try broken.favoriteLocked(heard, on: true) })?.contains { $0 == ("changed", "yes") }
+            reply(run { state throws(ProtocolError) in try state.favorite(heard, on: true) })?.contains { $0 == ("changed", "yes") }
                 == true)
         guard
-            case let .failure(error) = run({ () throws(ProtocolError) in
-                try broken.favoriteLocked(Self.catalog.references[0].audio.id, on: true)
+            case let .failure(error) = run({ state throws(ProtocolError) in
+                try state.favorite(Self.catalog.references[0].audio.id, on: true)
             })
         else {
             Issue.record("a reference neither in a catalog nor in the history was favorited")
             return
         }
         #expect("\(error)".contains("no usable catalog"))
-        #expect(reply(run { () throws(ProtocolError) in try broken.favoritesLocked() })?.filter { $0.0 == "reference" }.map(\.1) == [heard])
+        #expect(reply(run { state throws(ProtocolError) in try state.favorites() })?.filter { $0.0 == "reference" }.map(\.1) == [heard])
         #expect(
-            reply(run { () throws(ProtocolError) in try broken.favoriteLocked(heard, on: false) })?.contains { $0 == ("changed", "yes") }
+            reply(run { state throws(ProtocolError) in try state.favorite(heard, on: false) })?.contains { $0 == ("changed", "yes") }
                 == true)
     }
 
@@ -212,18 +228,18 @@ import Testing
             environment: environment, channel: ApplianceSessionTests.NullChannel(), indicator: indicator,
             catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
         appliance.buttonPressed()
-        try waitUntilIdle(appliance)
+        waitUntilIdle(appliance)
         // The room still sees the match ...
         #expect(indicator.states == [.listening, .match])
         // ... and the session and `status` say it was not saved, and why.
-        let record = try #require(appliance.locked { appliance.lastFinished })
+        let record = try #require(appliance.state.withLock { $0.lastFinished })
         let pairs = SessionReply.pairs(record, device: "scripted")
         #expect(pairs.contains { $0 == ("state", "matched") })
         #expect(pairs.contains { $0 == ("saved", "no") })
         #expect(!pairs.contains { $0.0 == "event" })
         let reason = try #require(pairs.first { $0.0 == "save_error" }?.1)
         #expect(reason.contains("full") || reason.contains("space"), "\(reason)")
-        let status = appliance.locked { appliance.statusPairsLocked() }
+        let status = appliance.state.withLock { $0.statusPairs() }
         #expect(status.contains { $0.0 == "history_error" && $0.1.contains("was not saved") })
         #expect(try store.eventCount() == 0)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import SoundtraceCore
 import SoundtraceTestSupport
@@ -9,17 +10,56 @@ import Testing
 /// The appliance's protocol rules without a network or a microphone: replies are recorded, the
 /// clock is a variable the test moves.
 @Suite struct ApplianceProtocolTests {
+    /// Replies as the appliance sent them, from any thread (a capture thread answers a deferred
+    /// `listen`); `condition` guards everything.
     final class RecordingChannel: ClientChannel, @unchecked Sendable {
-        // @unchecked: used from the test's thread only.
-        var sent: [Int: [String]] = [:]
-        var closed: Set<Int> = []
-        func send(_ text: String, to client: LineServer.Client) { sent[client.id, default: []].append(text) }
-        func close(_ client: LineServer.Client) { closed.insert(client.id) }
-        var exempt: Set<Int> = []
-        func setIdleExempt(_ client: LineServer.Client, _ on: Bool) { if on { exempt.insert(client.id) } else { exempt.remove(client.id) } }
+        // @unchecked: every property is read and written only while `condition` is locked.
+        private let condition = NSCondition()
+        private var sentLines: [Int: [String]] = [:]
+        private var closedIds: Set<Int> = []
+        private var exemptIds: Set<Int> = []
+        struct Record {
+            var sent: [Int: [String]]
+            var closed: Set<Int>
+            var exempt: Set<Int>
+        }
+        func locked<T>(_ body: (Record) -> T) -> T {
+            condition.lock()
+            defer { condition.unlock() }
+            return body(Record(sent: sentLines, closed: closedIds, exempt: exemptIds))
+        }
+        var sent: [Int: [String]] { locked(\.sent) }
+        var closed: Set<Int> { locked(\.closed) }
+        var exempt: Set<Int> { locked(\.exempt) }
+        func send(_ text: String, to client: LineServer.Client) {
+            condition.lock()
+            sentLines[client.id, default: []].append(text)
+            condition.broadcast()
+            condition.unlock()
+        }
+        func close(_ client: LineServer.Client) {
+            condition.lock()
+            closedIds.insert(client.id)
+            condition.unlock()
+        }
+        func setIdleExempt(_ client: LineServer.Client, _ on: Bool) {
+            condition.lock()
+            if on { exemptIds.insert(client.id) } else { exemptIds.remove(client.id) }
+            condition.unlock()
+        }
         func take(_ client: LineServer.Client) -> [String] {
-            defer { sent[client.id] = [] }
-            return sent[client.id] ?? []
+            condition.lock()
+            defer { condition.unlock() }
+            defer { sentLines[client.id] = [] }
+            return sentLines[client.id] ?? []
+        }
+        /// Waits (at most 10 s) until `count` replies were sent to `client`; returns them.
+        func waitFor(_ client: LineServer.Client, count: Int) -> [String] {
+            condition.lock()
+            defer { condition.unlock() }
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while sentLines[client.id, default: []].count < count && condition.wait(until: deadline) {}
+            return sentLines[client.id] ?? []
         }
     }
 
@@ -169,7 +209,7 @@ import Testing
 /// The guide's steps for adding a recording name the daemon's real catalog path (issue 17, 4).
 @Suite struct GuideStepsTests {
     @Test func aDeployedPathIsInstalledOnto() {
-        let steps = Appliance.addingSteps(catalogPath: "/usr/share/soundtrace/soundtrace.catalog").joined(separator: "\n")
+        let steps = ApplianceState.addingSteps(catalogPath: "/usr/share/soundtrace/soundtrace.catalog").joined(separator: "\n")
         #expect(steps.contains("soundtrace catalog add FILE"))
         #expect(steps.contains("sudo install -m 0644 catalog/soundtrace.catalog /usr/share/soundtrace/soundtrace.catalog"))
         #expect(steps.contains("systemctl reload soundtraced"))
@@ -178,7 +218,7 @@ import Testing
     @Test func aRelativePathIsBuiltInPlaceNeverInstalledOntoItself() {
         var buffer = [CChar](repeating: 0, count: 4097)
         let folder = String(cString: getcwd(&buffer, buffer.count)!)
-        let steps = Appliance.addingSteps(catalogPath: "catalog/soundtrace.catalog").joined(separator: "\n")
+        let steps = ApplianceState.addingSteps(catalogPath: "catalog/soundtrace.catalog").joined(separator: "\n")
         #expect(steps.contains("soundtrace catalog build --out \(folder)/catalog/soundtrace.catalog"))
         #expect(!steps.contains("install -m"))
     }

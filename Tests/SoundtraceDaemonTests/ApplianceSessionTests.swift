@@ -76,21 +76,39 @@ import Testing
         func setIdleExempt(_ client: LineServer.Client, _ exempt: Bool) {}
     }
 
-    private func makeAppliance(_ microphone: ScriptedMicrophone, store: HistoryStore?, indicator: RecordingIndicator) -> Appliance {
-        let environment = Appliance.Environment(
+    /// Capture loops kept instead of started, run on the test's thread when it says: a session
+    /// then runs start to end without another thread, so the test waits for nothing.
+    final class ManualCaptureLaunch: @unchecked Sendable {
+        // @unchecked: used from the test's thread only.
+        var pending: [@Sendable () -> Void] = []
+        var launch: @Sendable (@escaping @Sendable () -> Void) -> Bool {
+            { [self] loop in
+                pending.append(loop)
+                return true
+            }
+        }
+        /// Runs the oldest kept capture loop to its end (the session's, then the device closed).
+        func runNext() throws {
+            guard !pending.isEmpty else { throw TestFailure("no capture loop was started") }
+            pending.removeFirst()()
+        }
+    }
+
+    private func makeAppliance(
+        _ microphone: ScriptedMicrophone, store: HistoryStore?, indicator: RecordingIndicator, launch: ManualCaptureLaunch? = nil
+    ) -> Appliance {
+        var environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
             clock: RealTimeFixedWall(), timersChanged: {})
+        if let launch { environment.launchCapture = launch.launch }
         return Appliance(
             environment: environment, channel: NullChannel(), indicator: indicator,
             catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
     }
 
-    private func waitUntilIdle(_ appliance: Appliance) throws {
-        for _ in 0..<1000 {
-            if appliance.locked({ appliance.engine.listeningToken == nil && appliance.captureToken == nil }) { return }
-            usleep(10_000)  // the capture thread runs on its own; its state is the condition
-        }
-        throw TestFailure("the session did not end within 10 s")
+    /// Returns once the capture threads have closed their devices (the session ended first).
+    private func waitUntilIdle(_ appliance: Appliance) {
+        appliance.runningCaptures.waitForNone()
     }
 
     private func temporaryStore() throws -> HistoryStore {
@@ -105,9 +123,11 @@ import Testing
         let microphone = ScriptedMicrophone(samples: clip.samples)
         let store = try temporaryStore()
         let indicator = RecordingIndicator()
-        let appliance = makeAppliance(microphone, store: store, indicator: indicator)
+        let launch = ManualCaptureLaunch()
+        let appliance = makeAppliance(microphone, store: store, indicator: indicator, launch: launch)
         appliance.buttonPressed()
-        try waitUntilIdle(appliance)
+        try launch.runNext()
+        #expect(appliance.state.withLock { $0.engine.listeningToken == nil && $0.captureToken == nil })
         let events = try store.events()
         #expect(events.count == 1)
         #expect(events.first?.referenceId == Self.catalog.references[2].audio.id)
@@ -117,20 +137,22 @@ import Testing
         #expect(microphone.opened == 1 && microphone.closed == 1)
         // The next session numbers on after the recorded one, also in a fresh appliance.
         let restarted = makeAppliance(microphone, store: store, indicator: indicator)
-        #expect(restarted.nextToken == 2)
+        #expect(restarted.state.withLock { $0.nextToken } == 2)
     }
 
     @Test func theButtonCancelsWhileListeningAndTheDeviceIsClosed() throws {
-        let microphone = ScriptedMicrophone(samples: [], pace: 100_000)
+        let microphone = ScriptedMicrophone(samples: [])
         let indicator = RecordingIndicator()
-        let appliance = makeAppliance(microphone, store: nil, indicator: indicator)
+        let launch = ManualCaptureLaunch()
+        let appliance = makeAppliance(microphone, store: nil, indicator: indicator, launch: launch)
         appliance.buttonPressed()
-        #expect(appliance.locked { appliance.engine.listeningToken } != nil)
+        #expect(appliance.state.withLock { $0.engine.listeningToken } != nil)
         appliance.buttonPressed()
-        try waitUntilIdle(appliance)
+        #expect(microphone.closed == 0, "the capture loop closes the device")
+        try launch.runNext()
         #expect(indicator.states == [.listening, .canceled])
         #expect(microphone.closed == 1)
-        #expect(appliance.locked { appliance.lastFinished?.session.state } == .canceled)
+        #expect(appliance.state.withLock { $0.lastFinished?.session.state } == .canceled)
     }
 
     @Test func aDeviceThatCannotOpenFailsTheSessionAndShowsWhy() throws {
@@ -139,7 +161,7 @@ import Testing
         let appliance = makeAppliance(microphone, store: nil, indicator: indicator)
         appliance.buttonPressed()
         #expect(indicator.states == [.failure])
-        let status = appliance.locked { appliance.statusPairsLocked() }
+        let status = appliance.state.withLock { $0.statusPairs() }
         #expect(status.contains { $0 == ("device_health", "failed") })
         #expect(status.contains { $0.0 == "last_outcome" && $0.1 == "failed" })
         #expect(status.contains { $0.0 == "device_error" && $0.1.contains("in use by another program") })
@@ -180,7 +202,7 @@ import Testing
         // Ask for the status from another thread: before the fix it waited for the verdict.
         let answered = DispatchSemaphore(value: 0)
         let asking = Thread { [appliance] in
-            _ = appliance.locked { appliance.statusPairsLocked() }
+            _ = appliance.state.withLock { $0.statusPairs() }
             answered.signal()
         }
         asking.start()
@@ -188,8 +210,8 @@ import Testing
         recognizer.release.signal()
         #expect(inTime, "status waited for the final verdict")
         if !inTime { _ = answered.wait(timeout: .now() + 10) }
-        try waitUntilIdle(appliance)
-        #expect(appliance.locked { appliance.lastFinished?.session.state } == .noMatch(.notInCatalog(heardMilliseconds: 10_000)))
+        waitUntilIdle(appliance)
+        #expect(appliance.state.withLock { $0.lastFinished?.session.state } == .noMatch(.notInCatalog(heardMilliseconds: 10_000)))
     }
 
     /// Issue 13, item 4: the history write of a match (synchronous=FULL: it waits for the disk)
@@ -216,12 +238,12 @@ import Testing
         var writing = false
         for _ in 0..<500 where !writing {
             usleep(10_000)  // the capture thread runs on its own; its state is the condition
-            writing = appliance.locked { appliance.engine.listeningToken == nil && appliance.captureToken != nil }
+            writing = appliance.state.withLock { $0.engine.listeningToken == nil && $0.captureToken != nil }
         }
         try #require(writing, "the session did not reach its history write")
         let answered = DispatchSemaphore(value: 0)
         let asking = Thread { [appliance] in
-            _ = appliance.locked { appliance.statusPairsLocked() }
+            _ = appliance.state.withLock { $0.statusPairs() }
             answered.signal()
         }
         asking.start()
@@ -230,8 +252,8 @@ import Testing
         holding = false
         #expect(inTime, "status waited for the history write")
         if !inTime { _ = answered.wait(timeout: .now() + 10) }
-        try waitUntilIdle(appliance)
+        waitUntilIdle(appliance)
         #expect(try store.events().map(\.referenceId) == [Self.catalog.references[2].audio.id])
-        #expect(appliance.locked { appliance.lastFinished?.eventId } != nil)
+        #expect(appliance.state.withLock { $0.lastFinished?.eventId } != nil)
     }
 }

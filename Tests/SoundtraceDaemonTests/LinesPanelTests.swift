@@ -75,8 +75,10 @@ import Testing
         let channel = ApplianceProtocolTests.RecordingChannel()
         var edges: [ButtonEdge] = []
 
-        init(debounced: Bool = false, muted: Bool = false, store: HistoryStore? = nil, microphone: AudioSource? = nil, readyAt: Int64? = 0)
-        {
+        init(
+            debounced: Bool = false, muted: Bool = false, store: HistoryStore? = nil, microphone: (any AudioSource & Sendable)? = nil,
+            readyAt: Int64? = 0
+        ) {
             lines = FakeLines(clock: clock, debounced: debounced)
             let wakes = self.wakes
             panel = LinesPanel(lines: lines, muted: muted, wake: { wakes.increment() })
@@ -182,12 +184,12 @@ import Testing
         #expect(rig.tee.states.isEmpty, "the hold's release is not also a press")
         #expect(try store.isCalmModeOn())
         #expect(rig.channel.take(client) == ["changed: state\nOK\n"])
-        #expect(rig.appliance.locked { rig.appliance.statusPairsLocked() }.contains { $0 == ("calm", "yes") })
+        #expect(rig.appliance.state.withLock { $0.statusPairs() }.contains { $0 == ("calm", "yes") })
         // The confirmation: three 60 ms ticks from the moment the hold was recognised (1005 + 1500).
         #expect(rig.buzzerOnsets == [2505, 2625, 2745])
         // Calm mode survives a restart: a new appliance on the same store starts calm.
         let restarted = Rig(store: store)
-        #expect(restarted.appliance.locked { restarted.appliance.calm })
+        #expect(restarted.appliance.state.withLock { $0.calm })
         // A second hold turns it off again.
         rig.press([(6000, true), (8000, false)])
         rig.run(until: 9000)
@@ -234,7 +236,7 @@ import Testing
         #expect(rig.buzzerOnsets == [210, 1630, 1790])
         #expect(rig.levels(at: 1700).listening && rig.levels(at: 4000) == .dark)
         #expect(rig.panel.deadline == nil, "dark and silent: nothing left to wake for")
-        for _ in 0..<500 where rig.appliance.locked({ rig.appliance.captureToken != nil }) { usleep(10_000) }
+        for _ in 0..<500 where rig.appliance.state.withLock({ $0.captureToken != nil }) { usleep(10_000) }
         #expect(microphone.closed == 1)
     }
 
@@ -251,7 +253,7 @@ import Testing
 
     @Test func anIdlePanelSchedulesNothingAndWritesOnlyChanges() {
         let rig = Rig()
-        rig.appliance.locked { rig.appliance.showIndicatorLocked(.idle, detail: "ready") }
+        rig.appliance.state.withLock { $0.showIndicator(.idle, detail: "ready") }
         rig.run(until: 60_000)
         #expect(rig.panel.deadline == nil)
         // One write when the panel opened (all dark); idle changes nothing after it.
@@ -282,13 +284,13 @@ import Testing
 extension LinesPanelTests {
     @Test func statusNamesThePanelAndWhyGPIOIsNotUsed() {
         let rig = Rig()
-        var status = rig.appliance.locked { rig.appliance.statusPairsLocked() }
+        var status = rig.appliance.state.withLock { $0.statusPairs() }
         #expect(status.contains { $0 == ("panel", "console") } && !status.contains { $0.0 == "panel_error" })
-        rig.appliance.locked {
-            rig.appliance.panelKind = "console"
-            rig.appliance.panelProblem = "no GPIO chip: /dev has no gpiochip* device"
+        rig.appliance.state.withLock {
+            $0.panelKind = "console"
+            $0.panelProblem = "no GPIO chip: /dev has no gpiochip* device"
         }
-        status = rig.appliance.locked { rig.appliance.statusPairsLocked() }
+        status = rig.appliance.state.withLock { $0.statusPairs() }
         #expect(status.contains { $0 == ("panel_error", "no GPIO chip: /dev has no gpiochip* device") })
     }
 
