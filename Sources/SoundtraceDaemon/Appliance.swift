@@ -4,13 +4,12 @@ import SoundtraceFingerprint
 import SoundtracePlatform
 import SoundtraceRecognition
 import SoundtraceStore
-import Synchronization
 
 /// The one owner of appliance state: protocol commands, button presses, capture and timers all
 /// reach it through its entry points, which run one at a time on its `state`, so every rule of the
 /// session engine (one session, tokens, one result) holds for the button and any number of
-/// clients. The state is a value inside a `Mutex`: its methods take it `inout`, so the compiler
-/// lets them run only inside `state.withLock`. Entry points never block on I/O other than the
+/// clients. The state is a value inside a mutex (`Guarded`): its methods take it `inout`, so the
+/// compiler lets them run only inside `state.withLock`. Entry points never block on I/O other than the
 /// history database and opening the capture device (non-blocking); replies are queued on the
 /// channel. Threads: the protocol server's, one capture thread per session, and the main thread
 /// (signals, console button, timers).
@@ -35,7 +34,7 @@ final class Appliance: Sendable {
     }
 
     let environment: Environment
-    let state: Mutex<ApplianceState>
+    let state: Guarded<ApplianceState>
     /// Capture threads that have not yet closed their device, for `shutdown` to wait on.
     let runningCaptures = CaptureCount()
 
@@ -47,7 +46,7 @@ final class Appliance: Sendable {
         store: HistoryStore?, storeProblem: String?
     ) {
         self.environment = environment
-        state = Mutex(
+        state = Guarded(
             ApplianceState(
                 environment: environment, channel: channel, indicator: indicator, catalog: catalog, store: store,
                 storeProblem: storeProblem))

@@ -4,7 +4,7 @@ import SoundtracePlatform
 import SoundtraceProtocol
 import SoundtraceStore
 
-/// Everything the appliance remembers, guarded by `Appliance.state`'s mutex: every method here
+/// Everything the appliance remembers, guarded by `Appliance.state`'s mutex (`Guarded`): every method here
 /// runs inside `withLock`, the only place a caller gets the state `inout`.
 struct ApplianceState: @unchecked Sendable {
     // @unchecked: not about the fields, which only `withLock` reaches, but about the objects some of

@@ -11,7 +11,7 @@ enum CaptureLaunch {
 /// How many capture threads have not yet closed their device. `shutdown` waits for none, after
 /// refusing new sessions; nothing else waits on it (a `listen` meanwhile is deferred instead, see
 /// `ApplianceState.deferredStarts`). A counter of its own, outside the appliance's state, because
-/// waiting needs a condition variable and the state's `Mutex` has none.
+/// waiting needs a condition variable, which the state's lock does not offer.
 final class CaptureCount: @unchecked Sendable {
     // @unchecked: `running` is read and written only while `mutex` is held.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
