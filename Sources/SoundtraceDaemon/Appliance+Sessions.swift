@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtracePlatform
 import SoundtraceProtocol
 import SoundtraceRecognition
 import SoundtraceStore

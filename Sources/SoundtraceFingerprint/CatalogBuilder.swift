@@ -31,6 +31,18 @@ public enum CatalogBuilder {
         version: Int, inputs: [Input], fingerprints: [ReferenceFingerprint],
         parameters: EngineParameters
     ) throws(CatalogError) -> [UInt8] {
+        try encode(
+            version: version, references: inputs.map(\.audio), sourceSHA256: inputs.map(\.sourceSHA256), fingerprints: fingerprints,
+            parameters: parameters)
+    }
+
+    /// Encodes the catalog file from references, their recordings' SHA-256 and their fingerprints
+    /// (all in the same order): a fingerprint may come from an older catalog instead of audio.
+    public static func encode(
+        version: Int, references audio: [ReferenceAudio], sourceSHA256: [[UInt8]], fingerprints: [ReferenceFingerprint],
+        parameters: EngineParameters
+    ) throws(CatalogError) -> [UInt8] {
+        precondition(audio.count == fingerprints.count && sourceSHA256.count == fingerprints.count, "one fingerprint per reference")
         let index: CatalogIndex
         do {
             index = try CatalogIndex.build(
@@ -47,8 +59,8 @@ public enum CatalogBuilder {
                 throw .cannotBuild(detail: detail)
             }
         }
-        let references = zip(inputs, fingerprints).map { input, result in
-            CatalogReference(audio: input.audio, durationFrames: result.frames, sourceSHA256: input.sourceSHA256)
+        let references = fingerprints.indices.map { i in
+            CatalogReference(audio: audio[i], durationFrames: fingerprints[i].frames, sourceSHA256: sourceSHA256[i])
         }
         return CatalogFile.encode(
             version: version, references: references, index: index,

@@ -10,18 +10,39 @@ public enum RecordingLoader {
     public static func load(path: String, parameters: EngineParameters = EngineParameters(), checksum: Bool = false) throws(WAVError)
         -> Loaded
     {
-        let bytes: [UInt8]
+        try decode(read(path: path), path: path, parameters: parameters, checksum: checksum)
+    }
+
+    /// The file's bytes, as `load` reads them (catalog build reads first, to see whether the
+    /// recording changed, and decodes only when it did).
+    public static func read(path: String) throws(WAVError) -> [UInt8] {
         do {
-            bytes = try FileBytes.read(path: path, limit: WAVReader.maximumFileBytes)
+            return try FileBytes.read(path: path, limit: WAVReader.maximumFileBytes)
         } catch {
             switch error {
             case let .system(_, reason): throw .cannotRead(path: path, reason: reason)
             case let .tooLarge(size): throw .tooLarge(path: path, bytes: size, limit: WAVReader.maximumFileBytes)
             }
         }
+    }
+
+    /// Decodes the bytes `read` returned.
+    public static func decode(_ bytes: [UInt8], path: String, parameters: EngineParameters = EngineParameters(), checksum: Bool = false)
+        throws(WAVError) -> Loaded
+    {
         let source = try WAVReader.decode(bytes, name: path)
         return Loaded(
             audio: Resampler.convert(source, to: parameters.sampleRate), sourceSampleRate: source.sampleRate,
             sourceSHA256: checksum ? SHA256.digest(bytes) : [])
+    }
+
+    /// How many samples at the engine's rate the recording in `bytes` becomes, from its header
+    /// alone: what `decode(...).audio.samples.count` would be, without the work.
+    public static func engineSampleCount(_ bytes: [UInt8], path: String, parameters: EngineParameters = EngineParameters())
+        throws(WAVError) -> Int
+    {
+        guard let layout = try WAVReader.layout(bytes, fileSize: bytes.count, name: path) else { throw .missingDataChunk(path: path) }
+        guard layout.frames > 0 else { throw .empty(path: path) }
+        return Resampler.outputCount(inputCount: layout.frames, inputRate: layout.sampleRate, outputRate: parameters.sampleRate)
     }
 }

@@ -114,6 +114,10 @@ public struct Resampler: Sendable {
 
     /// Input index (the sample at or before) and phase of output sample `n`.
     private func position(of n: Int) -> (Int, Int) {
+        Self.position(of: n, inputRate: inputRate, outputRate: outputRate)
+    }
+
+    private static func position(of n: Int, inputRate: Int, outputRate: Int) -> (Int, Int) {
         let exact = n * inputRate  // in units of 1/outputRate input samples
         var index = exact / outputRate
         var phase = ((exact % outputRate) * Self.phases + outputRate / 2) / outputRate
@@ -122,6 +126,21 @@ public struct Resampler: Sendable {
             phase = 0
         }
         return (index, phase)
+    }
+
+    /// How many samples a whole stream of `inputCount` samples becomes, without resampling it:
+    /// outputs are made for every position that lies within the input (see `finish`).
+    public static func outputCount(inputCount: Int, inputRate: Int, outputRate: Int) -> Int {
+        precondition(inputRate > 0 && outputRate > 0 && inputCount >= 0)
+        if inputRate == outputRate { return inputCount }
+        // Positions only move forward: find the first output whose input index is past the end.
+        var lo = 0
+        var hi = inputCount * outputRate / inputRate + 2
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if position(of: mid, inputRate: inputRate, outputRate: outputRate).0 < inputCount { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
     }
 
     private func sample(at n: Int) -> Int16 {

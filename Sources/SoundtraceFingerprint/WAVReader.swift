@@ -18,19 +18,38 @@ public enum WAVReader {
         return try decode(bytes, name: path)
     }
 
-    private enum Encoding { case integer, float }
+    fileprivate enum Encoding { case integer, float }
 
-    private struct Format {
+    fileprivate struct Format {
         var encoding: Encoding
         var channels: Int
         var rate: Int
         var bits: Int
     }
 
+    /// Where a file's samples lie and at what rate: what its chunks before the data say.
+    public struct Layout: Sendable {
+        fileprivate let format: Format
+        /// Byte offset and length of the data chunk's body.
+        public let dataStart: Int
+        public let dataBytes: Int
+        public var sampleRate: Int { format.rate }
+        /// Sample frames (one per channel group) in the data chunk.
+        public var frames: Int { dataBytes / (format.channels * format.bits / 8) }
+    }
+
     public static func decode(_ bytes: [UInt8], name: String) throws(WAVError) -> PCMAudio {
-        var reader = ByteReader(bytes)
+        guard let layout = try layout(bytes, fileSize: bytes.count, name: name) else { throw .missingDataChunk(path: name) }
+        return try decodeSamples(bytes, from: layout.dataStart, count: layout.dataBytes, format: layout.format, name: name)
+    }
+
+    /// Reads the chunks before the data from `head`, the first bytes of a file of `fileSize` bytes
+    /// (all of it, or a prefix: enough to know a long recording's length without reading it).
+    /// Nil when `head` ends before the data chunk's header; with the whole file it never is.
+    public static func layout(_ head: [UInt8], fileSize: Int, name: String) throws(WAVError) -> Layout? {
+        var reader = ByteReader(head)
         do {
-            guard bytes.count >= 12, try reader.fourCC() == "RIFF" else { throw WAVError.notRIFF(path: name) }
+            guard head.count >= 12, try reader.fourCC() == "RIFF" else { throw WAVError.notRIFF(path: name) }
             _ = try reader.u32()  // RIFF size: often wrong in streamed files; chunks are checked instead.
             guard try reader.fourCC() == "WAVE" else { throw WAVError.notWAVE(path: name) }
         } catch let error as WAVError {
@@ -40,39 +59,38 @@ public enum WAVReader {
         }
 
         var format: Format?
-        while reader.remaining > 0 {
-            guard reader.remaining >= 8 else {
-                // Some writers pad the end of the file; a few stray bytes after the chunks are harmless.
-                break
-            }
+        var position = reader.position
+        while fileSize - position > 0 {
+            // Some writers pad the end of the file; a few stray bytes after the chunks are harmless.
+            guard fileSize - position >= 8 else { break }
+            guard position + 8 <= head.count else { return nil }
+            var header = ByteReader(head, position: position)
             let id: String
             let size: Int
             do {
-                id = try reader.fourCC()
-                size = Int(try reader.u32())
+                id = try header.fourCC()
+                size = Int(try header.u32())
             } catch {
                 throw .malformedChunk(path: name, detail: "chunk header cut short")
             }
+            position += 8
+            let remaining = fileSize - position
             if id == "data" {
                 guard let format else { throw .missingFormatChunk(path: name) }
-                let available = reader.remaining
-                guard size <= available else {
-                    throw .truncatedData(path: name, declared: size, available: available)
+                guard size <= remaining else {
+                    throw .truncatedData(path: name, declared: size, available: remaining)
                 }
-                return try decodeSamples(bytes, from: reader.position, count: size, format: format, name: name)
+                return Layout(format: format, dataStart: position, dataBytes: size)
             }
-            guard size <= reader.remaining else {
+            guard size <= remaining else {
                 throw .malformedChunk(
-                    path: name, detail: "chunk '\(printable(id))' declares \(size) bytes but only \(reader.remaining) remain")
+                    path: name, detail: "chunk '\(printable(id))' declares \(size) bytes but only \(remaining) remain")
             }
             if id == "fmt " {
-                format = try parseFormat(Array(bytes[reader.position..<(reader.position + size)]), name: name)
+                guard position + size <= head.count else { return nil }
+                format = try parseFormat(Array(head[position..<(position + size)]), name: name)
             }
-            do {
-                try reader.skip(size + (size & 1 == 1 && reader.remaining > size ? 1 : 0))
-            } catch {
-                throw .malformedChunk(path: name, detail: "chunk '\(printable(id))' runs past the end")
-            }
+            position += size + (size & 1 == 1 && remaining > size ? 1 : 0)
         }
         throw .missingDataChunk(path: name)
     }

@@ -1,28 +1,52 @@
+import Glibc
+import SoundtraceClock
 import SoundtraceFingerprint
 
 /// `soundtrace catalog build`: owned recordings + manifest → one catalog file, reproducibly.
 struct CatalogBuildCommand {
     static let usage = """
-        usage: soundtrace catalog build [--manifest PATH] [--out PATH]
+        usage: soundtrace catalog build [--manifest PATH] [--out PATH] [--jobs N] [--full]
 
         Builds the catalog file from the manifest and the recordings it names. Building twice, or on
-        another machine, gives a byte-identical file.
+        another machine, or with any number of jobs, gives a byte-identical file. Recordings whose
+        SHA-256 matches one in the existing catalog at --out (built with the same engine parameters)
+        reuse its fingerprint instead of being analysed again.
 
         options:
           --manifest PATH   the manifest (default: catalog/manifest.json)
           --out PATH        the catalog file to write (default: catalog/soundtrace.catalog)
+          --jobs N          recordings analysed at once, 1 to 64 (default: the number of online CPUs)
+          --full            analyse every recording, reusing nothing from the existing catalog
           -h, --help        show this help
         """
 
     /// Shorter recordings could neither be recognized reliably nor verified by `catalog verify`.
     static let minimumSeconds = 6
+    /// More threads than this would only hold more recordings in memory at once.
+    static let maximumJobs = 64
+    /// Bytes read from each recording before the build, for its length in the progress line.
+    static let headerBytes = 64 << 10
 
     let console: Console
+
+    /// One reference's part of the catalog, from analysing its recording or from the old catalog.
+    struct Analysed: Sendable {
+        let fingerprint: ReferenceFingerprint
+        let sourceSHA256: [UInt8]
+        /// Samples at the engine's rate, for the length reported.
+        let samples: Int
+        let reused: Bool
+    }
+
+    /// Why a reference could not be built: the message after "soundtrace catalog build: ".
+    struct Failure: Error, Sendable {
+        let message: String
+    }
 
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
         do {
-            parsed = try Arguments(args, valueOptions: ["--manifest", "--out"], flagOptions: ["-h", "--help"])
+            parsed = try Arguments(args, valueOptions: ["--manifest", "--out", "--jobs"], flagOptions: ["-h", "--help", "--full"])
         } catch {
             console.error("soundtrace catalog build: \(error)\n\n\(Self.usage)")
             return .usage
@@ -34,6 +58,17 @@ struct CatalogBuildCommand {
         guard parsed.positional.isEmpty else {
             console.error("soundtrace catalog build: unexpected argument \(parsed.positional[0])\n\n\(Self.usage)")
             return .usage
+        }
+        let jobs: Int
+        if let text = parsed.value("--jobs") {
+            guard let value = Int(text), (1...Self.maximumJobs).contains(value) else {
+                console.error(
+                    "soundtrace catalog build: --jobs takes a whole number from 1 to \(Self.maximumJobs), not '\(text)'\n\n\(Self.usage)")
+                return .usage
+            }
+            jobs = value
+        } else {
+            jobs = Self.onlineCPUs()
         }
         let manifestPath = parsed.value("--manifest") ?? "catalog/manifest.json"
         let outPath = parsed.value("--out") ?? "catalog/soundtrace.catalog"
@@ -47,47 +82,107 @@ struct CatalogBuildCommand {
             return .inputError
         }
 
-        var inputs: [CatalogBuilder.Input] = []
-        var results: [ReferenceFingerprint] = []
-        let total = manifest.references.count
-        for (i, reference) in manifest.references.enumerated() {
-            let path = FileSystem.join(manifest.folder, reference.sourceFile)
-            console.progress("[\(i + 1)/\(total)] \(reference.id): reading \(reference.sourceFile)")
-            do {
-                let loaded = try RecordingLoader.load(path: path, parameters: parameters, checksum: true)
-                guard loaded.audio.samples.count >= Self.minimumSeconds * parameters.sampleRate else {
-                    console.endProgress()
-                    console.error(
-                        "soundtrace catalog build: reference '\(reference.id)': \(path) lasts \(Text.seconds(loaded.audio.durationSeconds)) s; a catalog recording must last at least \(Self.minimumSeconds) s to be recognized and verified"
-                    )
-                    return .inputError
-                }
-                let input = CatalogBuilder.Input(audio: reference, samples: loaded.audio, sourceSHA256: loaded.sourceSHA256)
-                console.progress("[\(i + 1)/\(total)] \(reference.id): fingerprinting \(Text.seconds(loaded.audio.durationSeconds)) s")
-                let result = try CatalogBuilder.fingerprint(of: input, parameters: parameters)
-                inputs.append(input)
-                results.append(result)
-            } catch {
-                console.endProgress()
-                console.error("soundtrace catalog build: reference '\(reference.id)': \(error)")
-                return .inputError
-            }
+        var stored = StoredFingerprints.none
+        var reusing = false
+        if !parsed.flag("--full") {
+            let (found, note) = StoredFingerprints.load(path: outPath, parameters: parameters)
+            if let note { console.print(note) }
+            stored = found
+            reusing = note == nil && FileSystem.exists(outPath)
+        }
+
+        let references = manifest.references
+        let folder = manifest.folder
+        let paths = references.map { FileSystem.join(folder, $0.sourceFile) }
+        var progress = CatalogBuildProgress(references: references.count, totalSeconds: paths.reduce(0) { $0 + Self.headerSeconds($1) })
+        let started = SystemClock.monotonicNanoseconds()
+        console.progress(progress.line(elapsedSeconds: 0))
+        let work = OrderedWork<Analysed, Failure>(count: references.count) { [stored] i in
+            Self.analyse(references[i], path: paths[i], parameters: parameters, stored: stored)
+        }
+        let outcome = work.run(threads: jobs) { _, result in
+            guard case let .success(analysed) = result else { return }
+            progress.finished(seconds: Double(analysed.samples) / Double(parameters.sampleRate), reused: analysed.reused)
+            let elapsed = Double(SystemClock.monotonicNanoseconds() - started) / 1e9
+            console.progress(progress.line(elapsedSeconds: elapsed))
         }
         console.endProgress()
+        let analysed: [Analysed]
+        switch outcome {
+        case let .success(all): analysed = all
+        case let .failure(failure):
+            console.error("soundtrace catalog build: \(failure.message)")
+            return .inputError
+        }
+
         do {
-            let bytes = try CatalogBuilder.encode(version: manifest.version, inputs: inputs, fingerprints: results, parameters: parameters)
+            let fingerprints = analysed.map(\.fingerprint)
+            let bytes = try CatalogBuilder.encode(
+                version: manifest.version, references: references, sourceSHA256: analysed.map(\.sourceSHA256), fingerprints: fingerprints,
+                parameters: parameters)
             try write(bytes, to: outPath)
             let catalog = try CatalogFile.decode(bytes, path: outPath, parameters: parameters)
-            let seconds = inputs.reduce(0.0) { $0 + $1.samples.durationSeconds }
-            let landmarks = results.reduce(0) { $0 + $1.landmarks.count }
+            let seconds = analysed.reduce(0.0) { $0 + Double($1.samples) / Double(parameters.sampleRate) }
+            let landmarks = fingerprints.reduce(0) { $0 + $1.landmarks.count }
             console.print(
-                "built \(outPath): \(total) references, \(Text.seconds(seconds)) s of audio, \(landmarks) landmarks, \(bytes.count) bytes")
+                "built \(outPath): \(references.count) references, \(Text.seconds(seconds)) s of audio, \(landmarks) landmarks, \(bytes.count) bytes"
+            )
             console.print("catalog version \(manifest.version), sha256 \(catalog.manifest.hash)")
+            if reusing {
+                let reused = analysed.filter(\.reused).count
+                console.print("reused \(reused) of \(references.count) fingerprints from the previous catalog (unchanged recordings)")
+            }
             return .success
         } catch {
             console.error("soundtrace catalog build: \(error)")
             return .inputError
         }
+    }
+
+    /// One reference's fingerprint: reused when the old catalog holds one for a file with the
+    /// same SHA-256, analysed otherwise. Runs on a worker thread.
+    static func analyse(_ reference: ReferenceAudio, path: String, parameters: EngineParameters, stored: StoredFingerprints)
+        -> Result<Analysed, Failure>
+    {
+        let fail = { (detail: String) in Result<Analysed, Failure>.failure(Failure(message: "reference '\(reference.id)': \(detail)")) }
+        do {
+            let bytes = try RecordingLoader.read(path: path)
+            let sha = SHA256.digest(bytes)
+            if let fingerprint = stored.fingerprint(sourceSHA256: sha) {
+                // Still checked as if analysed, so that reusing refuses what a full build refuses.
+                let samples = try RecordingLoader.engineSampleCount(bytes, path: path, parameters: parameters)
+                if let short = tooShort(samples: samples, path: path, parameters: parameters) { return fail(short) }
+                return .success(Analysed(fingerprint: fingerprint, sourceSHA256: sha, samples: samples, reused: true))
+            }
+            let loaded = try RecordingLoader.decode(bytes, path: path, parameters: parameters)
+            if let short = tooShort(samples: loaded.audio.samples.count, path: path, parameters: parameters) { return fail(short) }
+            let input = CatalogBuilder.Input(audio: reference, samples: loaded.audio, sourceSHA256: sha)
+            let fingerprint = try CatalogBuilder.fingerprint(of: input, parameters: parameters)
+            return .success(Analysed(fingerprint: fingerprint, sourceSHA256: sha, samples: loaded.audio.samples.count, reused: false))
+        } catch {
+            return fail("\(error)")
+        }
+    }
+
+    private static func tooShort(samples: Int, path: String, parameters: EngineParameters) -> String? {
+        guard samples < minimumSeconds * parameters.sampleRate else { return nil }
+        let seconds = Double(samples) / Double(parameters.sampleRate)
+        return
+            "\(path) lasts \(Text.seconds(seconds)) s; a catalog recording must last at least \(minimumSeconds) s to be recognized and verified"
+    }
+
+    /// A recording's length from its header, for the progress line; 0 when it cannot be read
+    /// (the build reports that file's error when it reaches it).
+    private static func headerSeconds(_ path: String) -> Double {
+        guard let (head, size) = try? FileBytes.head(path: path, count: headerBytes),
+            let layout = try? WAVReader.layout(head, fileSize: size, name: path)
+        else { return 0 }
+        return Double(layout.frames) / Double(layout.sampleRate)
+    }
+
+    /// The default for --jobs: one thread per core the system offers now.
+    private static func onlineCPUs() -> Int {
+        min(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))), maximumJobs)
     }
 
     private func write(_ bytes: [UInt8], to path: String) throws(CatalogError) {

@@ -83,3 +83,18 @@ import Testing
         #expect(a.count == b.count && a == b)
     }
 }
+
+@Suite struct ResamplerOutputCountTests {
+    /// `catalog build` reports a reused recording's length from its header: the count must be what
+    /// resampling the whole recording gives, at every rate and length, short or not.
+    @Test(arguments: [8000, 11025, 16000, 22050, 32000, 44100, 48000])
+    func theCountFromTheHeaderIsTheCountResamplingGives(rate: Int) {
+        for length in [0, 1, 2, 7, 100, 4410, 44_101, 96_001] {
+            let audio = PCMAudio(sampleRate: rate, samples: (0..<length).map { Int16(truncatingIfNeeded: $0 &* 7919) })
+            let resampled = Resampler.convert(audio, to: 8000)
+            #expect(
+                Resampler.outputCount(inputCount: length, inputRate: rate, outputRate: 8000) == resampled.samples.count,
+                "\(rate) Hz, \(length)")
+        }
+    }
+}

@@ -113,3 +113,19 @@ import Testing
         }
     }
 }
+
+@Suite struct WAVLayoutTests {
+    /// `catalog build` learns a recording's length from the first bytes of its file.
+    @Test func aHeadThatReachesTheDataChunkGivesRateAndLengthAndAShorterOneGivesNothing() throws {
+        let file = TestAudio.wav(rate: 44100, data: TestAudio.int16Bytes([Int16](repeating: 5, count: 4410)))
+        let whole = try #require(try WAVReader.layout(file, fileSize: file.count, name: "a.wav"))
+        #expect(whole.sampleRate == 44100 && whole.frames == 4410 && whole.dataBytes == 8820)
+        let head = try #require(try WAVReader.layout(Array(file.prefix(whole.dataStart)), fileSize: file.count, name: "a.wav"))
+        #expect(head.frames == 4410 && head.dataStart == whole.dataStart)
+        #expect(try WAVReader.layout(Array(file.prefix(20)), fileSize: file.count, name: "a.wav") == nil)
+        // The declared data must still fit the file, as when decoding it.
+        #expect(throws: WAVError.self) {
+            try WAVReader.layout(Array(file.prefix(whole.dataStart)), fileSize: whole.dataStart + 10, name: "a.wav")
+        }
+    }
+}

@@ -1,8 +1,9 @@
 import Glibc
 
 /// A joinable POSIX thread running one closure: the daemon needs a few long-lived threads (the
-/// protocol server, a session's capture) and must join them at shutdown, without Foundation.
-final class WorkerThread: @unchecked Sendable {
+/// protocol server, a session's capture) and must join them at shutdown, and `catalog build`
+/// fingerprints on one thread per core, both without Foundation.
+public final class WorkerThread: @unchecked Sendable {
     // @unchecked: `thread` is written once in init, before any other thread can see this object,
     // and read only by `join`, which the owner calls once.
     private var thread = pthread_t()
@@ -15,7 +16,7 @@ final class WorkerThread: @unchecked Sendable {
 
     /// Starts `body` on a new thread; a `detached` thread cannot be joined and frees itself when
     /// done. Fails only when the system is out of threads.
-    init?(detached: Bool = false, _ body: @escaping @Sendable () -> Void) {
+    public init?(detached: Bool = false, _ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Body(body)).toOpaque()
         let status = pthread_create(
             &thread, nil,
@@ -36,7 +37,7 @@ final class WorkerThread: @unchecked Sendable {
     }
 
     /// Waits for the thread to finish. Call once, never from the thread itself.
-    func join() {
+    public func join() {
         guard !joined else { return }
         joined = true
         pthread_join(thread, nil)
