@@ -1,4 +1,5 @@
 import Glibc
+import SoundtracePlatform
 
 /// How a session's capture loop gets a thread.
 enum CaptureLaunch {

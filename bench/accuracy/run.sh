@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Accuracy benchmark entry point.
 #
-#   bench/accuracy/run.sh [--set tuning|blind|both] [--soundtrace PATH] [--work DIR] [--quick] [--build]
+#   bench/accuracy/run.sh [--set tuning|dev|blind|both] [--soundtrace PATH] [--work DIR] [--quick] [--build]
 #                         [accuracy.py options]
 #
-#   --set SET          tuning (default), blind (only for final reports; see blind.sh) or both
+#   --set SET          tuning (default), dev, blind (only for final reports; see blind.sh) or both
+#                      (tuning and blind)
 #   --soundtrace PATH  binary under test (default: .build/release/soundtrace of this repo)
 #   --work DIR         where audio, catalogs and results go (default /tmp/soundtrace-bench);
 #                      generated files are cached there, so reruns only pay for matching
@@ -28,12 +29,12 @@ for arg in "$@"; do
   esac
 done
 
-# The music comes from Debian packages (nobody on the project wrote it): both sets' packages are
+# The music comes from Debian packages (nobody on the project wrote it): every set's packages are
 # needed whatever --set says, because duplicates are looked for across all of them. sox does the
 # signal work, espeak-ng speaks the speech negatives, and fluidsynth with its General MIDI
 # soundfont renders the derivative pieces (catalog/render.sh --derivatives). Install only what is
 # missing.
-packages=(wesnoth-1.16-music hyperrogue-music supertux-data
+packages=(wesnoth-1.16-music hyperrogue-music supertux-data freedroidrpg-data fillets-ng-data
           singularity-music planetblupi-music-ogg drascula-music lincity-ng-data xmoto-data nexuiz-music
           sox libsox-fmt-all espeak-ng fluidsynth fluid-soundfont-gm)
 missing=()
