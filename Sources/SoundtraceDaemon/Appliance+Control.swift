@@ -42,7 +42,8 @@ extension ApplianceState {
     mutating func buttonPressed() {
         if cancelSession() != nil { return }
         if mustDeferStart {
-            deferredStarts.append(.button)
+            // A second press before the device has closed asks for the same start.
+            if !deferredStarts.contains(.button) { deferredStarts.append(.button) }
             return
         }
         startFromButton()

@@ -239,7 +239,9 @@ extension ApplianceState {
         for start in waiting {
             switch start {
             case .button:
-                startFromButton()
+                // A client's listen deferred before it may have started a session: the press then
+                // finds it listening, which it neither cancels nor reports as a failure.
+                if engine.listeningToken == nil { startFromButton() }
             case let .client(id):
                 guard var client = clients[id] else { continue }
                 client.awaitingCapture = false

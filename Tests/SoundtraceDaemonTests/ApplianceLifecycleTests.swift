@@ -37,14 +37,15 @@ import Testing
 
     private func makeAppliance(
         _ source: any AudioSource & Sendable, store: HistoryStore?, catalog: Catalog = Self.catalog,
-        channel: ClientChannel = ApplianceSessionTests.NullChannel()
+        channel: ClientChannel = ApplianceSessionTests.NullChannel(),
+        indicator: ApplianceSessionTests.RecordingIndicator = ApplianceSessionTests.RecordingIndicator()
     ) -> Appliance {
         let environment = Appliance.Environment(
             device: source.device, settings: .standard, token: nil, makeSource: { _ in source },
             clock: RealTimeFixedWall(), timersChanged: {})
         return Appliance(
             environment: environment, channel: channel,
-            indicator: ApplianceSessionTests.RecordingIndicator(),
+            indicator: indicator,
             catalog: CatalogSlot(path: "sample", catalog: catalog, problem: nil), store: store, storeProblem: nil)
     }
 
@@ -131,6 +132,28 @@ import Testing
         #expect(replies.last == "OK\n")
         #expect(source.opened == 2)
         appliance.shutdown()
+    }
+
+    /// Presses while the previous device closes start one session once it has closed; a press
+    /// that finds a client's deferred listen already listening neither cancels it nor shows a failure.
+    @Test func pressesWhileTheDeviceClosesStartOneSessionAndShowNoFailure() throws {
+        let source = SlowClosingMicrophone(closeDelay: 200_000)
+        let channel = ApplianceProtocolTests.RecordingChannel()
+        let indicator = ApplianceSessionTests.RecordingIndicator()
+        let appliance = makeAppliance(source, store: nil, channel: channel, indicator: indicator)
+        let client = LineServer.Client(id: 7, isLoopback: true, peer: "127.0.0.1:50007")
+        appliance.clientConnected(client)
+        appliance.buttonPressed()
+        appliance.buttonPressed()  // cancel: the device now takes 0.2 s to close
+        appliance.clientLine(client, Array("listen".utf8))
+        appliance.buttonPressed()
+        appliance.buttonPressed()
+        #expect(appliance.state.withLock { $0.deferredStarts } == [.client(client.id), .button])
+        let replies = channel.waitFor(client, count: 1)
+        #expect(replies.first?.contains("state: listening") == true, "\(replies)")
+        #expect(source.opened == 2)
+        appliance.shutdown()
+        #expect(indicator.states == [.listening, .canceled, .listening, .canceled], "\(indicator.states)")
     }
 
     @Test func aListenWaitingForTheDeviceToCloseIsRefusedOnceShutdownBegins() throws {
