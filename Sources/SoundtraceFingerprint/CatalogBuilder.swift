@@ -26,6 +26,17 @@ public enum CatalogBuilder {
         }
     }
 
+    /// A fingerprint to be fed one recording's samples a block at a time (`RecordingStream`).
+    public static func fingerprintBuilder(for audio: ReferenceAudio, parameters: EngineParameters) throws(CatalogError)
+        -> ReferenceFingerprinter.Builder
+    {
+        do {
+            return try ReferenceFingerprinter.Builder(parameters: parameters)
+        } catch {
+            throw .cannotBuild(detail: "the fixed-point FFT could not be set up for \(parameters.fftSize) points")
+        }
+    }
+
     /// Encodes the catalog file from references and their fingerprints (in the same order).
     public static func encode(
         version: Int, inputs: [Input], fingerprints: [ReferenceFingerprint],

@@ -45,4 +45,11 @@ public enum RecordingLoader {
         guard layout.frames > 0 else { throw .empty(path: path) }
         return Resampler.outputCount(inputCount: layout.frames, inputRate: layout.sampleRate, outputRate: parameters.sampleRate)
     }
+
+    /// The same count from the file's header alone, read from `path` (as much of the file as it
+    /// takes to reach the data chunk, usually a few kilobytes).
+    public static func engineSampleCount(path: String, parameters: EngineParameters = EngineParameters()) throws(WAVError) -> Int {
+        let layout = try RecordingStream.layout(path: path)
+        return Resampler.outputCount(inputCount: layout.frames, inputRate: layout.sampleRate, outputRate: parameters.sampleRate)
+    }
 }

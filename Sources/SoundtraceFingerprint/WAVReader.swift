@@ -43,6 +43,17 @@ public enum WAVReader {
         return try decodeSamples(bytes, from: layout.dataStart, count: layout.dataBytes, format: layout.format, name: name)
     }
 
+    /// The mono samples of whole frames in `block`, a stretch of the data chunk of the recording
+    /// `layout` describes that starts at frame `firstFrame`: exactly what `decode` gives for those
+    /// frames, so a recording decoded a block at a time is the same audio (`RecordingStream`).
+    static func decodeBlock(_ block: [UInt8], layout: Layout, firstFrame: Int, name: String) throws(WAVError) -> [Int16] {
+        guard block.count >= layout.format.channels * layout.format.bits / 8 else { return [] }
+        return try decodeSamples(block, from: 0, count: block.count, format: layout.format, name: name, firstFrame: firstFrame).samples
+    }
+
+    /// Bytes of one frame (every channel's sample) of the recording `layout` describes.
+    static func frameBytes(_ layout: Layout) -> Int { layout.format.channels * layout.format.bits / 8 }
+
     /// Reads the chunks before the data from `head`, the first bytes of a file of `fileSize` bytes
     /// (all of it, or a prefix: enough to know a long recording's length without reading it).
     /// Nil when `head` ends before the data chunk's header; with the whole file it never is.
@@ -145,7 +156,9 @@ public enum WAVReader {
         }
     }
 
-    private static func decodeSamples(_ bytes: [UInt8], from start: Int, count: Int, format: Format, name: String) throws(WAVError)
+    private static func decodeSamples(
+        _ bytes: [UInt8], from start: Int, count: Int, format: Format, name: String, firstFrame: Int = 0
+    ) throws(WAVError)
         -> PCMAudio
     {
         let bytesPerSample = format.bits / 8
@@ -181,7 +194,7 @@ public enum WAVReader {
                 default:
                     let f = Float(
                         bitPattern: UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16 | UInt32(bytes[p + 3]) << 24)
-                    guard f.isFinite else { throw .invalidFloatSample(path: name, index: frame) }
+                    guard f.isFinite else { throw .invalidFloatSample(path: name, index: firstFrame + frame) }
                     // Scaling by a power of two is exact in IEEE arithmetic, and so is this rounding.
                     let clamped = min(max(Double(f), -1.0), 1.0)
                     value = Int64((clamped * 2_147_483_648.0).rounded(.toNearestOrEven)).clamped(to: -2_147_483_648...2_147_483_647)

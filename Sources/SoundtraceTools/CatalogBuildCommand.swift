@@ -140,25 +140,35 @@ struct CatalogBuildCommand {
     }
 
     /// One reference's fingerprint: reused when the old catalog holds one for a file with the
-    /// same SHA-256, analysed otherwise. Runs on a worker thread.
+    /// same SHA-256, analysed otherwise. Runs on a worker thread. The recording is read a block at
+    /// a time (`RecordingStream`), so a thread holds a block and the fingerprint, never the file.
     static func analyse(_ reference: ReferenceAudio, path: String, parameters: EngineParameters, stored: StoredFingerprints)
         -> Result<Analysed, Failure>
     {
         let fail = { (detail: String) in Result<Analysed, Failure>.failure(Failure(message: "reference '\(reference.id)': \(detail)")) }
         do {
-            let bytes = try RecordingLoader.read(path: path)
-            let sha = SHA256.digest(bytes)
-            if let fingerprint = stored.fingerprint(sourceSHA256: sha) {
-                // Still checked as if analysed, so that reusing refuses what a full build refuses.
-                let samples = try RecordingLoader.engineSampleCount(bytes, path: path, parameters: parameters)
-                if let short = tooShort(samples: samples, path: path, parameters: parameters) { return fail(short) }
-                return .success(Analysed(fingerprint: fingerprint, sourceSHA256: sha, samples: samples, reused: true))
+            // Only a previous catalog needs the checksum before the audio: to know what to reuse.
+            var checksum: [UInt8]? = nil
+            if !stored.isEmpty {
+                let sha = try RecordingStream.sha256(path: path)
+                checksum = sha
+                if let fingerprint = stored.fingerprint(sourceSHA256: sha) {
+                    // Still checked as if analysed, so that reusing refuses what a full build refuses.
+                    let samples = try RecordingLoader.engineSampleCount(path: path, parameters: parameters)
+                    if let short = tooShort(samples: samples, path: path, parameters: parameters) { return fail(short) }
+                    return .success(Analysed(fingerprint: fingerprint, sourceSHA256: sha, samples: samples, reused: true))
+                }
             }
-            let loaded = try RecordingLoader.decode(bytes, path: path, parameters: parameters)
-            if let short = tooShort(samples: loaded.audio.samples.count, path: path, parameters: parameters) { return fail(short) }
-            let input = CatalogBuilder.Input(audio: reference, samples: loaded.audio, sourceSHA256: sha)
-            let fingerprint = try CatalogBuilder.fingerprint(of: input, parameters: parameters)
-            return .success(Analysed(fingerprint: fingerprint, sourceSHA256: sha, samples: loaded.audio.samples.count, reused: false))
+            let builder = try CatalogBuilder.fingerprintBuilder(for: reference, parameters: parameters)
+            let summary = try RecordingStream.decode(path: path, parameters: parameters) { builder.push($0) }
+            if let checksum, checksum != summary.sourceSHA256 {
+                return fail("\(path) changed while the catalog was being built; build again once it is written")
+            }
+            if let short = tooShort(samples: summary.samples, path: path, parameters: parameters) { return fail(short) }
+            return .success(
+                Analysed(fingerprint: builder.finish(), sourceSHA256: summary.sourceSHA256, samples: summary.samples, reused: false))
+        } catch let error as WAVError {
+            return fail("\(error)")
         } catch {
             return fail("\(error)")
         }

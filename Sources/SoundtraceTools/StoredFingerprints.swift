@@ -28,6 +28,9 @@ struct StoredFingerprints: Sendable {
         return (StoredFingerprints(bySHA256: bySHA256), nil)
     }
 
+    /// Whether there is nothing to reuse (no previous catalog, or `--full`).
+    var isEmpty: Bool { bySHA256.isEmpty }
+
     /// The stored fingerprint of the recording whose file has this SHA-256, if there is one.
     func fingerprint(sourceSHA256: [UInt8]) -> ReferenceFingerprint? { bySHA256[sourceSHA256] }
 

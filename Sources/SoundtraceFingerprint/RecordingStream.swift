@@ -1,0 +1,111 @@
+/// A WAV recording read, checksummed and decoded a block at a time, its audio handed on at the
+/// engine's rate: the same samples and the same SHA-256 as `RecordingLoader` gives from the whole
+/// file, in memory that does not grow with the recording (a block, the resampler's few taps, and
+/// whatever the consumer keeps).
+public enum RecordingStream {
+    /// Bytes read at a time: large enough that system calls cost nothing next to decoding.
+    public static let defaultBlockBytes = 1 << 18
+
+    /// What one pass over a recording found.
+    public struct Summary: Sendable, Equatable {
+        /// SHA-256 of every byte of the file.
+        public let sourceSHA256: [UInt8]
+        /// Samples handed on, at the engine's rate.
+        public let samples: Int
+        public let sourceSampleRate: Int
+    }
+
+    /// The SHA-256 of the file at `path`, read a block at a time.
+    public static func sha256(path: String, blockBytes: Int = defaultBlockBytes) throws(WAVError) -> [UInt8] {
+        let file = try open(path)
+        var hasher = SHA256()
+        while file.position < file.size { hasher.update(try read(file, blockBytes, path: path)) }
+        return hasher.finalize()
+    }
+
+    /// Decodes the recording at `path`, handing its audio at `parameters.sampleRate` to `consume`
+    /// in order, and checksums the whole file on the way. Errors are those `RecordingLoader.load`
+    /// gives for the same file.
+    public static func decode(
+        path: String, parameters: EngineParameters, blockBytes: Int = defaultBlockBytes, consume: ([Int16]) -> Void
+    ) throws(WAVError) -> Summary {
+        let file = try open(path)
+        var hasher = SHA256()
+        let (layout, head) = try header(file, blockBytes: blockBytes, path: path)
+        hasher.update(head)
+        let frameBytes = WAVReader.frameBytes(layout)
+
+        var resampler = Resampler(inputRate: layout.sampleRate, outputRate: parameters.sampleRate)
+        var samples = 0
+        var frame = 0
+        let dataEnd = layout.dataStart + layout.dataBytes
+        // Data already read with the header, then the rest a block at a time; a frame cut by a
+        // block's end waits for the next block.
+        var pending = Array(head[min(layout.dataStart, head.count)..<min(dataEnd, head.count)])
+        func decodeWholeFrames() throws(WAVError) {
+            let whole = pending.count - pending.count % frameBytes
+            guard whole > 0 else { return }
+            let mono = try WAVReader.decodeBlock(Array(pending[0..<whole]), layout: layout, firstFrame: frame, name: path)
+            pending.removeFirst(whole)
+            frame += mono.count
+            let out = resampler.process(mono)
+            samples += out.count
+            if !out.isEmpty { consume(out) }
+        }
+        try decodeWholeFrames()
+        while file.position < dataEnd {
+            let block = try read(file, min(blockBytes, dataEnd - file.position), path: path)
+            hasher.update(block)
+            pending += block
+            try decodeWholeFrames()
+        }
+        let tail = resampler.finish()
+        samples += tail.count
+        if !tail.isEmpty { consume(tail) }
+        // Chunks after the audio count in the checksum too.
+        while file.position < file.size { hasher.update(try read(file, blockBytes, path: path)) }
+        return Summary(sourceSHA256: hasher.finalize(), samples: samples, sourceSampleRate: layout.sampleRate)
+    }
+
+    /// The recording's layout from its header, reading only as far as the data chunk.
+    public static func layout(path: String) throws(WAVError) -> WAVReader.Layout {
+        try header(open(path), blockBytes: 1 << 16, path: path).layout
+    }
+
+    /// The header: as many blocks as it takes to find the data chunk, and the bytes read for it.
+    private static func header(_ file: SequentialFile, blockBytes: Int, path: String) throws(WAVError)
+        -> (layout: WAVReader.Layout, head: [UInt8])
+    {
+        var head: [UInt8] = []
+        while true {
+            head += try read(file, max(blockBytes, 4096), path: path)
+            if let layout = try WAVReader.layout(head, fileSize: file.size, name: path) {
+                guard layout.frames > 0 else { throw .empty(path: path) }
+                return (layout, head)
+            }
+            if file.position >= file.size { throw .missingDataChunk(path: path) }
+        }
+    }
+
+    private static func open(_ path: String) throws(WAVError) -> SequentialFile {
+        do {
+            return try SequentialFile(path: path, limit: WAVReader.maximumFileBytes)
+        } catch {
+            switch error {
+            case let .system(_, reason): throw .cannotRead(path: path, reason: reason)
+            case let .tooLarge(size): throw .tooLarge(path: path, bytes: size, limit: WAVReader.maximumFileBytes)
+            }
+        }
+    }
+
+    private static func read(_ file: SequentialFile, _ count: Int, path: String) throws(WAVError) -> [UInt8] {
+        do {
+            return try file.read(count)
+        } catch {
+            switch error {
+            case let .system(_, reason): throw .cannotRead(path: path, reason: reason)
+            case let .tooLarge(size): throw .tooLarge(path: path, bytes: size, limit: WAVReader.maximumFileBytes)
+            }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Glibc
+
+/// A file read front to back a block at a time: a recording of an hour is hundreds of megabytes
+/// as a 44.1 kHz stereo WAV, more than a small board should hold at once.
+final class SequentialFile {
+    let size: Int
+    private let fd: Int32
+    private(set) var position = 0
+
+    /// Opens the file at `path`, refusing directories and files larger than `limit`, with the
+    /// errors `FileBytes.read` gives.
+    init(path: String, limit: Int) throws(FileBytes.Failure) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
+        var info = stat()
+        if fstat(fd, &info) != 0 {
+            let code = errno
+            close(fd)
+            throw .system(code: code, reason: String(cString: strerror(code)))
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw .system(code: EISDIR, reason: "it is a directory")
+        }
+        let size = Int(info.st_size)
+        if size > limit {
+            close(fd)
+            throw .tooLarge(size)
+        }
+        self.fd = fd
+        self.size = size
+    }
+
+    deinit { close(fd) }
+
+    /// The next `count` bytes, fewer only where the file ends: a file that ends before the size it
+    /// had when opened was cut while it was read, and says so.
+    func read(_ count: Int) throws(FileBytes.Failure) -> [UInt8] {
+        let wanted = min(count, size - position)
+        var bytes = [UInt8](repeating: 0, count: wanted)
+        var done = 0
+        while done < wanted {
+            let n = bytes.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.read(fd, base + done, wanted - done)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system(code: errno, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { throw .system(code: EIO, reason: "the file became shorter while it was read") }
+            done += n
+        }
+        position += done
+        return bytes
+    }
+}
