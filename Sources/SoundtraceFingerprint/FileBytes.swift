@@ -9,59 +9,15 @@ public enum FileBytes {
 
     /// The file's bytes, refusing files larger than `limit`.
     public static func read(path: String, limit: Int) throws(Failure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var info = stat()
-        if fstat(fd, &info) != 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw .system(code: EISDIR, reason: "it is a directory") }
-        let size = Int(info.st_size)
-        if size > limit { throw .tooLarge(size) }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let n = bytes.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.read(fd, base + done, size - done)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .system(code: errno, reason: String(cString: strerror(errno)))
-            }
-            if n == 0 { break }
-            done += n
-        }
-        if done < size { bytes.removeLast(size - done) }
-        return bytes
+        let file = try SequentialFile(path: path, limit: limit)
+        return try file.read(file.size)
     }
 
     /// The first `count` bytes of a file (fewer if it is shorter) and the file's size: enough to
     /// read a header without reading the rest.
     public static func head(path: String, count: Int) throws(Failure) -> (bytes: [UInt8], size: Int) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var info = stat()
-        if fstat(fd, &info) != 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw .system(code: EISDIR, reason: "it is a directory") }
-        let size = Int(info.st_size)
-        let wanted = min(count, size)
-        var bytes = [UInt8](repeating: 0, count: wanted)
-        var done = 0
-        while done < wanted {
-            let n = bytes.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.read(fd, base + done, wanted - done)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .system(code: errno, reason: String(cString: strerror(errno)))
-            }
-            if n == 0 { break }
-            done += n
-        }
-        if done < wanted { bytes.removeLast(wanted - done) }
-        return (bytes, size)
+        let file = try SequentialFile(path: path, limit: Int.max)
+        return (try file.read(count), file.size)
     }
 
     /// Writes `bytes` to a temporary file beside `path`, syncs it and renames it over `path`, so a

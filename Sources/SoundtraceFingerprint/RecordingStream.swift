@@ -99,13 +99,19 @@ public enum RecordingStream {
     }
 
     private static func read(_ file: SequentialFile, _ count: Int, path: String) throws(WAVError) -> [UInt8] {
+        let wanted = min(count, file.size - file.position)
+        let block: [UInt8]
         do {
-            return try file.read(count)
+            block = try file.read(count)
         } catch {
             switch error {
             case let .system(_, reason): throw .cannotRead(path: path, reason: reason)
             case let .tooLarge(size): throw .tooLarge(path: path, bytes: size, limit: WAVReader.maximumFileBytes)
             }
         }
+        // Blocks are asked for within the size the file had when opened, which the header was
+        // read against: one comes short only if the file was cut meanwhile.
+        guard block.count == wanted else { throw .cannotRead(path: path, reason: "the file became shorter while it was read") }
+        return block
     }
 }

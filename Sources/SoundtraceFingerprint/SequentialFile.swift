@@ -33,8 +33,8 @@ final class SequentialFile {
 
     deinit { close(fd) }
 
-    /// The next `count` bytes, fewer only where the file ends: a file that ends before the size it
-    /// had when opened was cut while it was read, and says so.
+    /// The next `count` bytes, fewer only where the file ends (also where it ends sooner than the
+    /// size it had when opened: it was cut while being read).
     func read(_ count: Int) throws(FileBytes.Failure) -> [UInt8] {
         let wanted = min(count, size - position)
         var bytes = [UInt8](repeating: 0, count: wanted)
@@ -48,9 +48,10 @@ final class SequentialFile {
                 if errno == EINTR { continue }
                 throw .system(code: errno, reason: String(cString: strerror(errno)))
             }
-            if n == 0 { throw .system(code: EIO, reason: "the file became shorter while it was read") }
+            if n == 0 { break }
             done += n
         }
+        if done < wanted { bytes.removeLast(wanted - done) }
         position += done
         return bytes
     }
