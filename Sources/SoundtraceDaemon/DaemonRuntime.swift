@@ -113,6 +113,8 @@ public enum DaemonRuntime {
         notifier.ready(status: summary)
         appliance.showIndicator(.idle, detail: "ready")
         panel.becomeReady(at: now())
+        // Loading read the whole file (its content hash): none of it need stay resident.
+        catalog.catalog?.releaseResidentPages()
 
         mainLoop(
             signalDescriptor: signalDescriptor, wake: wake, appliance: appliance, panel: panel, notifier: notifier,
@@ -185,7 +187,9 @@ public enum DaemonRuntime {
                     case SIGHUP:
                         DaemonLog.info("SIGHUP: reloading the catalog from \(catalogPath)")
                         // Loading takes a while and happens outside the appliance's lock.
-                        appliance.replaceCatalog(CatalogSlot.load(path: catalogPath))
+                        let slot = CatalogSlot.load(path: catalogPath)
+                        appliance.replaceCatalog(slot)
+                        slot.catalog?.releaseResidentPages()
                     default:
                         DaemonLog.info("signal \(info.ssi_signo): shutting down")
                         return

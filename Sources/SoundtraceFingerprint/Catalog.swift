@@ -5,20 +5,22 @@ public final class Catalog: Sendable {
     public let manifest: CatalogManifest
     public let references: [CatalogReference]
     public let index: CatalogIndex
-    /// One signature per analysed frame, references one after another.
-    let signatures: [UInt16]
+    /// One signature per analysed frame, references one after another, read where the file holds
+    /// them (like the index): mapped file pages, not a copy that would grow the daemon's anonymous
+    /// memory by 125 bytes per audio second.
+    let signatures: StoredWords<UInt16>
     /// Where each reference's signatures start in `signatures`.
     let signatureStart: [Int]
     /// The band levels of every `levelStepFrames`-th frame, references one after another, and
     /// where each reference's start.
-    let levels: [UInt32]
+    let levels: StoredWords<UInt32>
     let levelStart: [Int]
-    /// The mapped file the index reads, for a catalog loaded from a file.
+    /// The mapped file the index, signatures and levels read, for a catalog loaded from a file.
     private let file: FileMapping?
 
     init(
         parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex,
-        signatures: [UInt16], levels: [UInt32], file: FileMapping? = nil
+        signatures: StoredWords<UInt16>, levels: StoredWords<UInt32>, file: FileMapping? = nil
     ) {
         self.parameters = parameters
         self.manifest = manifest
@@ -44,6 +46,14 @@ public final class Catalog: Sendable {
     /// Whether the catalog's file was rewritten in place after loading (see `CatalogFile.load`):
     /// its index then no longer says what was validated, and the catalog must not be used.
     public var fileChangedSinceLoading: Bool { file?.changedSinceMapping ?? false }
+
+    /// Lets the kernel take the pages of the catalog's file out of this process's resident set:
+    /// they stay in the page cache (clean file pages), and a later read maps them again. Idle, the
+    /// daemon then holds none of the catalog; a session brings back only the index buckets, and
+    /// the signatures and levels around its candidates, that it reads.
+    public func releaseResidentPages() {
+        file?.releaseResidentPages()
+    }
 
     /// The reference with this id, if the catalog holds it.
     public func reference(id: String) -> CatalogReference? {

@@ -95,8 +95,9 @@ public enum CatalogFile {
     // MARK: Reading
 
     /// Loads and validates a catalog file; any problem is a specific `CatalogError`, never a crash.
-    /// The file is mapped, not read: the catalog's index keeps using the file's pages, so the file
-    /// must be replaced by renaming a new one over it, never rewritten in place (docs/CATALOG.md).
+    /// The file is mapped, not read: the catalog's index, signatures and levels keep using the
+    /// file's pages, so the file must be replaced by renaming a new one over it, never rewritten
+    /// in place (docs/CATALOG.md).
     public static func load(path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError) -> Catalog {
         let mapping: FileMapping
         do {
@@ -112,7 +113,7 @@ public enum CatalogFile {
         return try decode(mapping.bytes, owner: mapping, path: path, parameters: parameters)
     }
 
-    /// Decodes and validates a catalog held in memory (the index gets its own copy of the bytes).
+    /// Decodes and validates a catalog held in memory (the catalog gets its own copy of the bytes).
     public static func decode(_ bytes: [UInt8], path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError)
         -> Catalog
     {
@@ -120,7 +121,7 @@ public enum CatalogFile {
         return try decode(UnsafeRawBufferPointer(copy.bytes), owner: copy, path: path, parameters: parameters)
     }
 
-    /// Decodes `bytes`, which stay valid as long as `owner` lives; the index keeps reading them.
+    /// Decodes `bytes`, which stay valid as long as `owner` lives; the catalog keeps reading them.
     private static func decode(
         _ bytes: UnsafeRawBufferPointer, owner: AnyObject, path: String,
         parameters: EngineParameters
@@ -173,8 +174,8 @@ public enum CatalogFile {
             throw .contentHashMismatch(path: path)
         }
 
-        // The parameters and references are copied out to be parsed, and the frame signatures into
-        // the array the matcher reads (2 bytes a frame); the index, the bulk, is read where it lies.
+        // The parameters and references are copied out to be parsed; the index, signatures and
+        // levels, the bulk, are read where they lie.
         func section(_ tag: UInt32) -> UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(rebasing: bytes[sections[tag] ?? 0..<0])
         }
@@ -190,17 +191,27 @@ public enum CatalogFile {
         guard index.hashBits == parameters.hashBits, index.directoryBits == parameters.directoryBits else {
             throw .damaged(path: path, detail: "index layout differs from its parameters")
         }
-        let signatures = try decodeSignatures(
-            section(signaturesTag), frames: references.reduce(0) { $0 + $1.durationFrames },
-            path: path)
+        let frames = references.reduce(0) { $0 + $1.durationFrames }
+        let signatures = section(signaturesTag)
+        guard signatures.count == 2 * frames else {
+            throw .damaged(
+                path: path, detail: "signatures section holds \(signatures.count) bytes, not 2 for each of the references' \(frames) frames"
+            )
+        }
         let levelCount = references.reduce(0) { $0 + ReferenceLevels.count(frames: $1.durationFrames, parameters: parameters) }
-        let levels = try decodeLevels(section(levelsTag), count: levelCount, path: path)
+        let levels = section(levelsTag)
+        guard levels.count == 4 * levelCount else {
+            throw .damaged(
+                path: path,
+                detail: "levels section holds \(levels.count) bytes, not 4 for each of the references' \(levelCount) level frames")
+        }
         let manifest = CatalogManifest(
             version: catalogVersion, referenceIds: references.map(\.audio.id),
             hash: SHA256.hex(storedDigest))
         return Catalog(
             parameters: parameters, manifest: manifest, references: references, index: index,
-            signatures: signatures, levels: levels, file: owner as? FileMapping)
+            signatures: StoredWords(signatures, owner: owner), levels: StoredWords(levels, owner: owner),
+            file: owner as? FileMapping)
     }
 
     private static func checkParameters(_ body: [UInt8], path: String, parameters: EngineParameters) throws(CatalogError) {
@@ -276,30 +287,6 @@ public enum CatalogFile {
             throw CatalogError.damaged(path: path, detail: "a text field is not valid UTF-8")
         }
         return text
-    }
-
-    /// Straight from the file's bytes into the one array the matcher reads: a temporary copy of the
-    /// section (it is below the mmap threshold) would stay behind in the daemon's heap.
-    private static func decodeSignatures(_ body: UnsafeRawBufferPointer, frames: Int, path: String) throws(CatalogError) -> [UInt16] {
-        guard body.count == 2 * frames else {
-            throw .damaged(
-                path: path, detail: "signatures section holds \(body.count) bytes, not 2 for each of the references' \(frames) frames")
-        }
-        return [UInt16](unsafeUninitializedCapacity: frames) { signatures, initialized in
-            for i in 0..<frames { signatures[i] = UInt16(body[2 * i]) | UInt16(body[2 * i + 1]) << 8 }
-            initialized = frames
-        }
-    }
-
-    private static func decodeLevels(_ body: UnsafeRawBufferPointer, count: Int, path: String) throws(CatalogError) -> [UInt32] {
-        guard body.count == 4 * count else {
-            throw .damaged(
-                path: path, detail: "levels section holds \(body.count) bytes, not 4 for each of the references' \(count) level frames")
-        }
-        return [UInt32](unsafeUninitializedCapacity: count) { levels, initialized in
-            for i in 0..<count { levels[i] = UInt32(littleEndian: body.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
-            initialized = count
-        }
     }
 
     /// The index header, then its directory and entries as words that stay in `body`'s memory.

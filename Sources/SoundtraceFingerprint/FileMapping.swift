@@ -46,6 +46,15 @@ final class FileMapping: @unchecked Sendable {
         mappedModification = info.st_mtim
     }
 
+    /// Drops this mapping's page table entries (MADV_DONTNEED). For a private read-only file
+    /// mapping that discards nothing: no page was ever written, so the pages stay in the page
+    /// cache and the next read maps them again (a minor fault, or a read from storage if the
+    /// kernel dropped them meanwhile). Safe while other threads read the mapping.
+    func releaseResidentPages() {
+        guard let base = bytes.baseAddress else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
+    }
+
     deinit {
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
         close(fd)

@@ -184,6 +184,48 @@ import Testing
         #expect(again.fileChangedSinceLoading)
     }
 
+    /// kB of this process's resident set that come from mappings of `path` (/proc/self/smaps).
+    static func residentKilobytes(mapping path: String) -> Int {
+        // procfs files report a size of 0: read until the end.
+        let fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return -1 }
+        defer { close(fd) }
+        var raw: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            raw += chunk[0..<n]
+        }
+        let smaps = String(decoding: raw, as: UTF8.self)
+        var inside = false
+        var total = 0
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), first.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                inside = fields.last.map(String.init) == path
+            } else if inside, fields.first == "Rss:", fields.count > 1 {
+                total += Int(fields[1]) ?? 0
+            }
+        }
+        return total
+    }
+
+    @Test func theFilesPagesLeaveTheResidentSetAndAreReadAgainWhenNeeded() throws {
+        let (built, bytes) = Self.built
+        let path = "/tmp/soundtrace-resident-\(getpid()).catalog"
+        defer { unlink(path) }
+        try FileBytes.writeAtomically(bytes, to: path)
+        let loaded = try CatalogFile.load(path: path)
+        // Loading hashed every byte through the mapping: the file is resident.
+        #expect(Self.residentKilobytes(mapping: path) >= bytes.count / 1024 - 4)
+        loaded.releaseResidentPages()
+        #expect(Self.residentKilobytes(mapping: path) == 0)
+        // Nothing was lost: the index, signatures and levels read the same bytes again.
+        #expect(loaded.index == built.index && loaded.signatures == built.signatures && loaded.levels == built.levels)
+        #expect(Self.residentKilobytes(mapping: path) > 0)
+    }
+
     @Test func missingFileSaysHowToBuildOne() {
         do {
             _ = try CatalogFile.load(path: "/nonexistent/soundtrace.catalog")
