@@ -113,8 +113,7 @@ public enum DaemonRuntime {
         notifier.ready(status: summary)
         appliance.showIndicator(.idle, detail: "ready")
         panel.becomeReady(at: now())
-        // Loading read the whole file (its content hash): none of it need stay resident.
-        catalog.catalog?.releaseResidentPages()
+        if let loaded = catalog.catalog { CatalogContentCheck.start(loaded, appliance: appliance) }
 
         mainLoop(
             signalDescriptor: signalDescriptor, wake: wake, appliance: appliance, panel: panel, notifier: notifier,
@@ -189,7 +188,7 @@ public enum DaemonRuntime {
                         // Loading takes a while and happens outside the appliance's lock.
                         let slot = CatalogSlot.load(path: catalogPath)
                         appliance.replaceCatalog(slot)
-                        slot.catalog?.releaseResidentPages()
+                        if let loaded = slot.catalog { CatalogContentCheck.start(loaded, appliance: appliance) }
                     default:
                         DaemonLog.info("signal \(info.ssi_signo): shutting down")
                         return

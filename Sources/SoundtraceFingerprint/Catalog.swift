@@ -15,12 +15,22 @@ public final class Catalog: Sendable {
     /// where each reference's start.
     let levels: StoredWords<UInt32>
     let levelStart: [Int]
-    /// The mapped file the index, signatures and levels read, for a catalog loaded from a file.
-    private let file: FileMapping?
+    /// What the content hash covers, for `verifyContent()`.
+    let content: Content
+
+    /// The bytes the stored content hash covers, and where they are.
+    struct Content: Sendable {
+        let path: String
+        /// Bytes from the start of the file.
+        let length: Int
+        let digest: [UInt8]
+        /// The mapped file, for a catalog loaded from a file.
+        let file: FileMapping?
+    }
 
     init(
         parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex,
-        signatures: StoredWords<UInt16>, levels: StoredWords<UInt32>, file: FileMapping? = nil
+        signatures: StoredWords<UInt16>, levels: StoredWords<UInt32>, content: Content
     ) {
         self.parameters = parameters
         self.manifest = manifest
@@ -40,20 +50,12 @@ public final class Catalog: Sendable {
             defer { levelPosition += ReferenceLevels.count(frames: reference.durationFrames, parameters: parameters) }
             return levelPosition
         }
-        self.file = file
+        self.content = content
     }
 
     /// Whether the catalog's file was rewritten in place after loading (see `CatalogFile.load`):
     /// its index then no longer says what was validated, and the catalog must not be used.
-    public var fileChangedSinceLoading: Bool { file?.changedSinceMapping ?? false }
-
-    /// Lets the kernel take the pages of the catalog's file out of this process's resident set:
-    /// they stay in the page cache (clean file pages), and a later read maps them again. Idle, the
-    /// daemon then holds none of the catalog; a session brings back only the index buckets, and
-    /// the signatures and levels around its candidates, that it reads.
-    public func releaseResidentPages() {
-        file?.releaseResidentPages()
-    }
+    public var fileChangedSinceLoading: Bool { content.file?.changedSinceMapping ?? false }
 
     /// The reference with this id, if the catalog holds it.
     public func reference(id: String) -> CatalogReference? {
