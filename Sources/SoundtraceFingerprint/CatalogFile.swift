@@ -8,7 +8,8 @@ public enum CatalogFile {
     public static let magic: [UInt8] = Array("STCATLOG".utf8)
     /// 4 added the structure checksum, so that start-up need not read the whole file.
     public static let formatVersion: UInt32 = 4
-    /// Larger files are refused before reading: 100 hours of audio make about 250 MB.
+    /// Larger files are refused before reading: the most audio one index can address (2^24
+    /// frames, 74.5 hours; docs/BENCHMARKS.md) makes about 185 MB.
     public static let maximumBytes = 256 << 20
 
     /// How much of a catalog `load` checks.
