@@ -1,4 +1,5 @@
 import SoundtraceCore
+import SoundtraceFingerprint
 
 extension Appliance {
     /// A short press: listen, or cancel while listening (the console's Enter, later the GPIO button).
@@ -16,6 +17,14 @@ extension Appliance {
     /// with (its recognizer holds it). A bad file keeps the previous catalog when there is one.
     func replaceCatalog(_ slot: CatalogSlot) {
         state.withLock { $0.replaceCatalog(slot) }
+    }
+
+    /// The background check found that `catalog`'s content does not match its hash: if it is still
+    /// the one served, it is served no more, as if it had failed to load (`status` shows why,
+    /// `listen` is refused with the reason). A session in flight finishes on it (its recognizer
+    /// holds it; a damaged catalog can mislead a match but not crash one).
+    func catalogContentFailed(_ catalog: Catalog, _ error: CatalogError) {
+        state.withLock { $0.catalogContentFailed(catalog, error) }
     }
 
     /// Ends a listening session as canceled, refuses new sessions and returns once the capture
@@ -74,6 +83,17 @@ extension ApplianceState {
         DaemonLog.info("calm mode \(word) (button held)")
         indicator?.calmModeChanged(calm)
         markChanged(.state)
+    }
+
+    mutating func catalogContentFailed(_ catalog: Catalog, _ error: CatalogError) {
+        guard catalogSlot.catalog === catalog else {
+            DaemonLog.error("a catalog no longer served failed its content check: \(error)")
+            return
+        }
+        catalogSlot = CatalogSlot.unusable(path: catalogSlot.path, error)
+        catalogWarning = nil
+        DaemonLog.error("catalog unusable: \(catalogSlot.problem ?? "")")
+        markChanged(.catalog)
     }
 
     mutating func replaceCatalog(_ slot: CatalogSlot) {

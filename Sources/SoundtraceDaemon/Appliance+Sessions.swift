@@ -281,6 +281,10 @@ extension Appliance {
         // memory below the heap's top for reuse, ~0.1 MiB after a session (bench/daemon). Well
         // under a millisecond for the daemon's small heap, once per session.
         _ = malloc_trim(0)
+        // The index buckets, signatures and levels the session read are clean pages of the mapped
+        // catalog: out of the resident set again (they stay in the page cache), so idle memory
+        // does not creep up with every session towards the catalog's size (docs/CATALOG.md).
+        state.withLock { $0.catalogSlot.catalog }?.releaseResidentPages()
     }
 
     /// The appliance as its capture thread's session owner: every engine step under the lock; a

@@ -8,17 +8,24 @@ struct CatalogSlot: Sendable {
     /// Why no catalog could be loaded, with the fix.
     let problem: String?
 
-    /// Loads the file at `path`; never throws: a failure becomes the slot's problem.
+    /// Loads the file at `path`; never throws: a failure becomes the slot's problem. Only the
+    /// structure is checked (`CatalogFile.Check.structure`): a few hundred KB whatever the
+    /// catalog's size, so start and reload stay fast; `CatalogContentCheck` hashes the rest after.
     static func load(path: String) -> CatalogSlot {
         do {
-            return CatalogSlot(path: path, catalog: try CatalogFile.load(path: path), problem: nil)
+            return CatalogSlot(path: path, catalog: try CatalogFile.load(path: path, check: .structure), problem: nil)
         } catch {
-            return CatalogSlot(
-                path: path, catalog: nil,
-                problem:
-                    "\(error); rebuild it with `soundtrace catalog build --out \(path)` (or put a good catalog there with `install -m 0644 FILE \(path)`, which replaces the file rather than rewriting the one the daemon has mapped), then `systemctl reload soundtraced`"
-            )
+            return unusable(path: path, error)
         }
+    }
+
+    /// The slot of a catalog at `path` that cannot be used because of `error`, with the fix.
+    static func unusable(path: String, _ error: CatalogError) -> CatalogSlot {
+        CatalogSlot(
+            path: path, catalog: nil,
+            problem:
+                "\(error); rebuild it with `soundtrace catalog build --out \(path)` (or put a good catalog there with `install -m 0644 FILE \(path)`, which replaces the file rather than rewriting the one the daemon has mapped), then `systemctl reload soundtraced`"
+        )
     }
 
     /// The slot that says so when the loaded catalog's file was rewritten in place since loading

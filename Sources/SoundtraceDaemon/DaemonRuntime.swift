@@ -113,6 +113,7 @@ public enum DaemonRuntime {
         notifier.ready(status: summary)
         appliance.showIndicator(.idle, detail: "ready")
         panel.becomeReady(at: now())
+        if let loaded = catalog.catalog { CatalogContentCheck.start(loaded, appliance: appliance) }
 
         mainLoop(
             signalDescriptor: signalDescriptor, wake: wake, appliance: appliance, panel: panel, notifier: notifier,
@@ -185,7 +186,9 @@ public enum DaemonRuntime {
                     case SIGHUP:
                         DaemonLog.info("SIGHUP: reloading the catalog from \(catalogPath)")
                         // Loading takes a while and happens outside the appliance's lock.
-                        appliance.replaceCatalog(CatalogSlot.load(path: catalogPath))
+                        let slot = CatalogSlot.load(path: catalogPath)
+                        appliance.replaceCatalog(slot)
+                        if let loaded = slot.catalog { CatalogContentCheck.start(loaded, appliance: appliance) }
                     default:
                         DaemonLog.info("signal \(info.ssi_signo): shutting down")
                         return

@@ -5,20 +5,32 @@ public final class Catalog: Sendable {
     public let manifest: CatalogManifest
     public let references: [CatalogReference]
     public let index: CatalogIndex
-    /// One signature per analysed frame, references one after another.
-    let signatures: [UInt16]
+    /// One signature per analysed frame, references one after another, read where the file holds
+    /// them (like the index): mapped file pages, not a copy that would grow the daemon's anonymous
+    /// memory by 125 bytes per audio second.
+    let signatures: StoredWords<UInt16>
     /// Where each reference's signatures start in `signatures`.
     let signatureStart: [Int]
     /// The band levels of every `levelStepFrames`-th frame, references one after another, and
     /// where each reference's start.
-    let levels: [UInt32]
+    let levels: StoredWords<UInt32>
     let levelStart: [Int]
-    /// The mapped file the index reads, for a catalog loaded from a file.
-    private let file: FileMapping?
+    /// What the content hash covers, for `verifyContent()`.
+    let content: Content
+
+    /// The bytes the stored content hash covers, and where they are.
+    struct Content: Sendable {
+        let path: String
+        /// Bytes from the start of the file.
+        let length: Int
+        let digest: [UInt8]
+        /// The mapped file, for a catalog loaded from a file.
+        let file: FileMapping?
+    }
 
     init(
         parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex,
-        signatures: [UInt16], levels: [UInt32], file: FileMapping? = nil
+        signatures: StoredWords<UInt16>, levels: StoredWords<UInt32>, content: Content
     ) {
         self.parameters = parameters
         self.manifest = manifest
@@ -38,12 +50,12 @@ public final class Catalog: Sendable {
             defer { levelPosition += ReferenceLevels.count(frames: reference.durationFrames, parameters: parameters) }
             return levelPosition
         }
-        self.file = file
+        self.content = content
     }
 
     /// Whether the catalog's file was rewritten in place after loading (see `CatalogFile.load`):
     /// its index then no longer says what was validated, and the catalog must not be used.
-    public var fileChangedSinceLoading: Bool { file?.changedSinceMapping ?? false }
+    public var fileChangedSinceLoading: Bool { content.file?.changedSinceMapping ?? false }
 
     /// The reference with this id, if the catalog holds it.
     public func reference(id: String) -> CatalogReference? {

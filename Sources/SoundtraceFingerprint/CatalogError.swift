@@ -8,6 +8,7 @@ public enum CatalogError: Error, Equatable, CustomStringConvertible {
     case unsupportedFormatVersion(path: String, found: UInt32, supported: UInt32)
     case truncated(path: String, section: String)
     case contentHashMismatch(path: String)
+    case structureChecksumMismatch(path: String)
     case parameterMismatch(path: String, field: String, stored: UInt32, expected: UInt32)
     case damaged(path: String, detail: String)
     case cannotBuild(detail: String)
@@ -33,6 +34,9 @@ public enum CatalogError: Error, Equatable, CustomStringConvertible {
             return "catalog \(path) is truncated (it ends inside the \(section)); copy it again or \(Self.rebuildHint)"
         case let .contentHashMismatch(path):
             return "catalog \(path) is corrupt: its content does not match its SHA-256; copy it again or \(Self.rebuildHint)"
+        case let .structureChecksumMismatch(path):
+            return
+                "catalog \(path) is corrupt: its header, parameters, references or index directory do not match their checksum; copy it again or \(Self.rebuildHint)"
         case let .parameterMismatch(path, field, stored, expected):
             return
                 "catalog \(path) was built with engine parameter \(field) = \(stored), but this soundtrace uses \(expected); \(Self.rebuildHint)"

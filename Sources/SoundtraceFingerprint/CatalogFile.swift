@@ -1,23 +1,28 @@
 import Glibc
 
 /// The binary catalog file: magic, format version, engine parameters, the references' metadata,
-/// the landmark index, the references' frame signatures and band levels, and a SHA-256 of
-/// everything before it. Layout in docs/CATALOG.md.
+/// the landmark index, the references' frame signatures and band levels, a SHA-256 of the file's
+/// structure (`CatalogLayout.structureDigest`) and a SHA-256 of everything before the latter.
+/// Layout in docs/CATALOG.md.
 public enum CatalogFile {
     public static let magic: [UInt8] = Array("STCATLOG".utf8)
-    public static let formatVersion: UInt32 = 3
-    /// Larger files are refused before reading: a catalog of a few hundred recordings is a few MB.
+    /// 4 added the structure checksum, so that start-up need not read the whole file.
+    public static let formatVersion: UInt32 = 4
+    /// Larger files are refused before reading: the most audio one index can address (2^24
+    /// frames, 74.5 hours; docs/BENCHMARKS.md) makes about 185 MB.
     public static let maximumBytes = 256 << 20
 
-    private static let parametersTag = tag("PARM")
-    private static let referencesTag = tag("REFS")
-    private static let indexTag = tag("INDX")
-    private static let signaturesTag = tag("SIGN")
-    private static let levelsTag = tag("LEVL")
-    private static let hashTag = tag("HASH")
-
-    private static func tag(_ s: String) -> UInt32 {
-        Array(s.utf8).enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+    /// How much of a catalog `load` checks.
+    public enum Check: Sendable {
+        /// Everything: the content hash over the whole file and every index entry. For `catalog
+        /// build`, `verify` and the tools; reads every byte.
+        case full
+        /// The structure: header, section sizes, parameters, references, index header and
+        /// directory, and their checksum; a few hundred KB at most, whatever the catalog's size.
+        /// The bulk is read as the matcher needs it (every read of it is bounds-checked, so a
+        /// damaged entry can mislead a match but never crash) and `Catalog.verifyContent()`
+        /// checks it later. For the daemon's start and reload.
+        case structure
     }
 
     // MARK: Writing
@@ -40,7 +45,7 @@ public enum CatalogFile {
         let fields = parameters.catalogFields
         p.u32(UInt32(fields.count))
         fields.forEach { p.u32($0) }
-        section(parametersTag, p.bytes, into: &w)
+        section(.parameters, p.bytes, into: &w)
 
         var r = ByteWriter()
         r.u32(UInt32(version))
@@ -56,32 +61,43 @@ public enum CatalogFile {
             r.u32(UInt32(reference.durationFrames))
             r.append(contentsOf: reference.sourceSHA256)
         }
-        section(referencesTag, r.bytes, into: &w)
+        section(.references, r.bytes, into: &w)
 
         var x = ByteWriter()
         for bits in [index.hashBits, index.directoryBits, index.referenceBits, index.frameBits] { x.u8(UInt8(bits)) }
         x.u32(UInt32(index.entries.count))
         index.directory.forEach { x.u32($0) }
         index.entries.forEach { x.u32($0) }
-        section(indexTag, x.bytes, into: &w)
+        section(.index, x.bytes, into: &w)
 
         var g = ByteWriter()
         signatures.forEach { g.u16($0) }
-        section(signaturesTag, g.bytes, into: &w)
+        section(.signatures, g.bytes, into: &w)
 
         var l = ByteWriter()
         levels.forEach { l.u32($0) }
-        section(levelsTag, l.bytes, into: &w)
+        section(.levels, l.bytes, into: &w)
 
-        let digest = SHA256.digest(w.bytes)
-        w.u32(hashTag)
-        w.u32(UInt32(digest.count))
-        w.append(contentsOf: digest)
-        return w.bytes
+        // Both checksums are written as zeros, then filled in where the reader will look for
+        // them: the writer and the reader share one definition of what they cover.
+        section(.structureChecksum, [UInt8](repeating: 0, count: 32), into: &w)
+        section(.contentHash, [UInt8](repeating: 0, count: 32), into: &w)
+        var bytes = w.bytes
+        bytes.withUnsafeMutableBytes { file in
+            // The layout of bytes this function just wrote cannot fail to parse.
+            guard let layout = try? CatalogLayout(UnsafeRawBufferPointer(file), start: magic.count + 4, path: "") else {
+                preconditionFailure("an encoded catalog has a valid layout")
+            }
+            let structure = layout.structureDigest(UnsafeRawBufferPointer(file))
+            file.baseAddress?.advanced(by: layout.body(.structureChecksum).lowerBound).copyMemory(from: structure, byteCount: 32)
+            let content = SHA256.digest(UnsafeRawBufferPointer(rebasing: file[0..<layout.contentEnd]))
+            file.baseAddress?.advanced(by: layout.body(.contentHash).lowerBound).copyMemory(from: content, byteCount: 32)
+        }
+        return bytes
     }
 
-    private static func section(_ tag: UInt32, _ body: [UInt8], into w: inout ByteWriter) {
-        w.u32(tag)
+    private static func section(_ section: CatalogLayout.Section, _ body: [UInt8], into w: inout ByteWriter) {
+        w.u32(section.tag)
         w.u32(UInt32(body.count))
         w.append(contentsOf: body)
     }
@@ -95,9 +111,12 @@ public enum CatalogFile {
     // MARK: Reading
 
     /// Loads and validates a catalog file; any problem is a specific `CatalogError`, never a crash.
-    /// The file is mapped, not read: the catalog's index keeps using the file's pages, so the file
-    /// must be replaced by renaming a new one over it, never rewritten in place (docs/CATALOG.md).
-    public static func load(path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError) -> Catalog {
+    /// The file is mapped, not read: the catalog's index, signatures and levels keep using the
+    /// file's pages, so the file must be replaced by renaming a new one over it, never rewritten
+    /// in place (docs/CATALOG.md). `check` says how much is read now (see `Check`).
+    public static func load(
+        path: String, parameters: EngineParameters = EngineParameters(), check: Check = .full
+    ) throws(CatalogError) -> Catalog {
         let mapping: FileMapping
         do {
             mapping = try FileMapping(path: path, limit: maximumBytes)
@@ -109,80 +128,57 @@ public enum CatalogFile {
             case let .tooLarge(size): throw .tooLarge(path: path, bytes: size, limit: maximumBytes)
             }
         }
-        return try decode(mapping.bytes, owner: mapping, path: path, parameters: parameters)
+        return try decode(mapping.bytes, owner: mapping, path: path, parameters: parameters, check: check)
     }
 
-    /// Decodes and validates a catalog held in memory (the index gets its own copy of the bytes).
-    public static func decode(_ bytes: [UInt8], path: String, parameters: EngineParameters = EngineParameters()) throws(CatalogError)
-        -> Catalog
-    {
+    /// Decodes and validates a catalog held in memory (the catalog gets its own copy of the bytes).
+    public static func decode(
+        _ bytes: [UInt8], path: String, parameters: EngineParameters = EngineParameters(), check: Check = .full
+    ) throws(CatalogError) -> Catalog {
         let copy = bytes.withUnsafeBytes { HeapBytes(copying: $0) }
-        return try decode(UnsafeRawBufferPointer(copy.bytes), owner: copy, path: path, parameters: parameters)
+        return try decode(UnsafeRawBufferPointer(copy.bytes), owner: copy, path: path, parameters: parameters, check: check)
     }
 
-    /// Decodes `bytes`, which stay valid as long as `owner` lives; the index keeps reading them.
+    /// Decodes `bytes`, which stay valid as long as `owner` lives; the catalog keeps reading them.
     private static func decode(
         _ bytes: UnsafeRawBufferPointer, owner: AnyObject, path: String,
-        parameters: EngineParameters
+        parameters: EngineParameters, check: Check
     ) throws(CatalogError) -> Catalog {
         guard bytes.count >= magic.count, bytes[0..<magic.count].elementsEqual(magic) else {
             throw .notACatalog(path: path)
         }
-        func u32(at offset: Int) -> UInt32? {
-            guard offset >= 0, offset <= bytes.count - 4 else { return nil }
-            return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-        }
-        guard let version = u32(at: magic.count) else { throw .truncated(path: path, section: "header") }
+        guard bytes.count >= magic.count + 4 else { throw .truncated(path: path, section: "header") }
+        let version = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: magic.count, as: UInt32.self))
         guard version == formatVersion else {
             throw .unsupportedFormatVersion(path: path, found: version, supported: formatVersion)
         }
-
-        // Walk the sections first, so that a short file is reported as truncated, not as corrupt.
-        var sections: [UInt32: Range<Int>] = [:]
-        var position = magic.count + 4
-        var hashStart = 0
-        var storedDigest: [UInt8]? = nil
-        let names: [UInt32: String] = [
-            parametersTag: "parameters section", referencesTag: "references section",
-            indexTag: "index section", signaturesTag: "signatures section",
-            levelsTag: "levels section", hashTag: "content hash"
-        ]
-        for expected in [parametersTag, referencesTag, indexTag, signaturesTag, levelsTag, hashTag] {
-            let name = names[expected] ?? "file"
-            let start = position
-            guard let tag = u32(at: start), let length = u32(at: start + 4) else {
-                throw .truncated(path: path, section: name)
-            }
-            guard tag == expected else {
-                throw .damaged(path: path, detail: "expected the \(name) at byte \(start)")
-            }
-            let body = (start + 8)..<(start + 8 + Int(length))
-            guard body.upperBound <= bytes.count else { throw .truncated(path: path, section: name) }
-            if tag == hashTag {
-                hashStart = start
-                storedDigest = Array(bytes[body])
-            } else {
-                sections[tag] = body
-            }
-            position = body.upperBound
+        let layout = try CatalogLayout(bytes, start: magic.count + 4, path: path)
+        func section(_ section: CatalogLayout.Section) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: bytes[layout.body(section)])
         }
-        guard position == bytes.count else {
-            throw .damaged(path: path, detail: "\(bytes.count - position) unexpected bytes after the content hash")
+        // The structure checksum first: a damaged header is reported as damage, not as, say, a
+        // catalog of other engine parameters that a rebuild would fix.
+        guard section(.structureChecksum).elementsEqual(layout.structureDigest(bytes)) else {
+            throw .structureChecksumMismatch(path: path)
         }
-        guard let storedDigest, storedDigest == SHA256.digest(UnsafeRawBufferPointer(rebasing: bytes[0..<hashStart])) else {
-            throw .contentHashMismatch(path: path)
+        let storedDigest = Array(section(.contentHash))
+        guard storedDigest.count == 32 else { throw .damaged(path: path, detail: "the content hash is not 32 bytes") }
+        if check == .full {
+            guard storedDigest == SHA256.digest(UnsafeRawBufferPointer(rebasing: bytes[0..<layout.contentEnd])) else {
+                throw .contentHashMismatch(path: path)
+            }
         }
 
-        // The parameters and references are copied out to be parsed, and the frame signatures into
-        // the array the matcher reads (2 bytes a frame); the index, the bulk, is read where it lies.
-        func section(_ tag: UInt32) -> UnsafeRawBufferPointer {
-            UnsafeRawBufferPointer(rebasing: bytes[sections[tag] ?? 0..<0])
-        }
-        try checkParameters(Array(section(parametersTag)), path: path, parameters: parameters)
-        let (catalogVersion, references) = try decodeReferences(Array(section(referencesTag)), path: path)
-        let index = try decodeIndex(section(indexTag), owner: owner, path: path)
+        // The parameters and references are copied out to be parsed; the index, signatures and
+        // levels, the bulk, are read where they lie.
+        try checkParameters(Array(section(.parameters)), path: path, parameters: parameters)
+        let (catalogVersion, references) = try decodeReferences(Array(section(.references)), path: path)
+        let index = try decodeIndex(section(.index), owner: owner, path: path)
         do {
-            try index.validate(referenceCount: references.count)
+            // The layout and directory are cheap (32 KiB of directory) and make every lookup stay
+            // inside the entries; the entries themselves are as many as the landmarks.
+            try index.validateLayout()
+            if check == .full { try index.validateEntries(referenceCount: references.count) }
         } catch {
             if case let .inconsistent(detail) = error { throw .damaged(path: path, detail: "index: \(detail)") }
             throw .damaged(path: path, detail: "index")
@@ -190,17 +186,27 @@ public enum CatalogFile {
         guard index.hashBits == parameters.hashBits, index.directoryBits == parameters.directoryBits else {
             throw .damaged(path: path, detail: "index layout differs from its parameters")
         }
-        let signatures = try decodeSignatures(
-            section(signaturesTag), frames: references.reduce(0) { $0 + $1.durationFrames },
-            path: path)
+        let frames = references.reduce(0) { $0 + $1.durationFrames }
+        let signatures = section(.signatures)
+        guard signatures.count == 2 * frames else {
+            throw .damaged(
+                path: path, detail: "signatures section holds \(signatures.count) bytes, not 2 for each of the references' \(frames) frames"
+            )
+        }
         let levelCount = references.reduce(0) { $0 + ReferenceLevels.count(frames: $1.durationFrames, parameters: parameters) }
-        let levels = try decodeLevels(section(levelsTag), count: levelCount, path: path)
+        let levels = section(.levels)
+        guard levels.count == 4 * levelCount else {
+            throw .damaged(
+                path: path,
+                detail: "levels section holds \(levels.count) bytes, not 4 for each of the references' \(levelCount) level frames")
+        }
         let manifest = CatalogManifest(
             version: catalogVersion, referenceIds: references.map(\.audio.id),
             hash: SHA256.hex(storedDigest))
         return Catalog(
             parameters: parameters, manifest: manifest, references: references, index: index,
-            signatures: signatures, levels: levels, file: owner as? FileMapping)
+            signatures: StoredWords(signatures, owner: owner), levels: StoredWords(levels, owner: owner),
+            content: Catalog.Content(path: path, length: layout.contentEnd, digest: storedDigest, file: owner as? FileMapping))
     }
 
     private static func checkParameters(_ body: [UInt8], path: String, parameters: EngineParameters) throws(CatalogError) {
@@ -276,30 +282,6 @@ public enum CatalogFile {
             throw CatalogError.damaged(path: path, detail: "a text field is not valid UTF-8")
         }
         return text
-    }
-
-    /// Straight from the file's bytes into the one array the matcher reads: a temporary copy of the
-    /// section (it is below the mmap threshold) would stay behind in the daemon's heap.
-    private static func decodeSignatures(_ body: UnsafeRawBufferPointer, frames: Int, path: String) throws(CatalogError) -> [UInt16] {
-        guard body.count == 2 * frames else {
-            throw .damaged(
-                path: path, detail: "signatures section holds \(body.count) bytes, not 2 for each of the references' \(frames) frames")
-        }
-        return [UInt16](unsafeUninitializedCapacity: frames) { signatures, initialized in
-            for i in 0..<frames { signatures[i] = UInt16(body[2 * i]) | UInt16(body[2 * i + 1]) << 8 }
-            initialized = frames
-        }
-    }
-
-    private static func decodeLevels(_ body: UnsafeRawBufferPointer, count: Int, path: String) throws(CatalogError) -> [UInt32] {
-        guard body.count == 4 * count else {
-            throw .damaged(
-                path: path, detail: "levels section holds \(body.count) bytes, not 4 for each of the references' \(count) level frames")
-        }
-        return [UInt32](unsafeUninitializedCapacity: count) { levels, initialized in
-            for i in 0..<count { levels[i] = UInt32(littleEndian: body.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }
-            initialized = count
-        }
     }
 
     /// The index header, then its directory and entries as words that stay in `body`'s memory.

@@ -66,6 +66,13 @@ public struct CatalogIndex: Sendable, Equatable {
 
     /// Checks the invariants a reader must trust before looking anything up.
     public func validate(referenceCount: Int) throws(Failure) {
+        try validateLayout()
+        try validateEntries(referenceCount: referenceCount)
+    }
+
+    /// The bit layout and the directory: every bucket's run lies inside the entries, so no lookup
+    /// can read past them. Reads the directory only (2^directoryBits + 1 words).
+    public func validateLayout() throws(Failure) {
         guard hashBits > directoryBits, directoryBits >= 1, directoryBits <= 24,
             referenceBits >= 1, frameBits >= 1, hashBits - directoryBits + referenceBits + frameBits == 32
         else {
@@ -79,6 +86,12 @@ public struct CatalogIndex: Sendable, Equatable {
         for b in 1..<directory.count where directory[b] < directory[b - 1] {
             throw .inconsistent("directory is not ascending at bucket \(b - 1)")
         }
+    }
+
+    /// Every entry: sorted within its bucket, naming a reference the catalog has. Reads the whole
+    /// index. Not needed for safety (`VoteGrid.cell` ignores a reference the catalog lacks), only
+    /// to refuse an index a buggy writer got wrong.
+    public func validateEntries(referenceCount: Int) throws(Failure) {
         let referenceMask = (UInt32(1) << referenceBits) - 1
         for b in 0..<(directory.count - 1) {
             var previous: UInt32? = nil

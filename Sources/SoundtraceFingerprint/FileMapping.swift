@@ -46,6 +46,48 @@ final class FileMapping: @unchecked Sendable {
         mappedModification = info.st_mtim
     }
 
+    /// Drops this mapping's page table entries (MADV_DONTNEED). For a private read-only file
+    /// mapping that discards nothing: no page was ever written, so the pages stay in the page
+    /// cache and the next read maps them again (a minor fault, or a read from storage if the
+    /// kernel dropped them meanwhile). Safe while other threads read the mapping.
+    func releaseResidentPages() {
+        guard let base = bytes.baseAddress else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
+    }
+
+    /// Why `sha256(ofFirst:)` could not read the file.
+    struct ReadFailure: Error {
+        let reason: String
+    }
+
+    /// The SHA-256 of the file's first `length` bytes, read with pread in 1 MiB chunks from the
+    /// open file (the one mapped, whatever the path names now), each chunk then advised out of
+    /// the page cache (POSIX_FADV_DONTNEED; pages the mapping holds stay): checking a 250 MB
+    /// catalog neither maps it into the process nor leaves it filling the cache.
+    func sha256(ofFirst length: Int) throws(ReadFailure) -> [UInt8] {
+        let chunk = 1 << 20
+        // Mapped, not malloc'd: freeing a 1 MiB malloc block would raise glibc's mmap threshold
+        // for the rest of the daemon's life, and later buffers of that size would stay in its heap.
+        let address = mmap(nil, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let address, address != MAP_FAILED else { throw ReadFailure(reason: String(cString: strerror(errno))) }
+        defer { munmap(address, chunk) }
+        let buffer = UnsafeMutableRawBufferPointer(start: address, count: chunk)
+        var hasher = SHA256()
+        var offset = 0
+        while offset < length {
+            let count = pread(fd, buffer.baseAddress, min(chunk, length - offset), off_t(offset))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ReadFailure(reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { throw ReadFailure(reason: "the file ends at byte \(offset), before the \(length) its content hash covers") }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            _ = posix_fadvise(fd, off_t(offset), off_t(count), POSIX_FADV_DONTNEED)
+            offset += count
+        }
+        return hasher.finalize()
+    }
+
     deinit {
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
         close(fd)

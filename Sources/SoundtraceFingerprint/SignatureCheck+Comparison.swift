@@ -8,7 +8,7 @@ extension SignatureCheck {
     /// The weighted disagreements where query frame f meets reference frame
     /// offset + round(f · numerator / denominator), and the query frames inside the reference.
     static func stretchedErrors(
-        query: QuerySignatures.Reliable, signatures: [UInt16], start: Int, length: Int,
+        query: QuerySignatures.Reliable, signatures: StoredWords<UInt16>, start: Int, length: Int,
         offsetFrames: Int, numerator n: Int, denominator d: Int
     ) -> (Int, Range<Int>) {
         let frames = query.bits.count
@@ -42,7 +42,7 @@ extension SignatureCheck {
     /// The weighted disagreements of query frames `frames` with the reference signatures from
     /// index `base` on, frame for frame: four frames per step where whole words fit.
     static func nominalErrors(
-        query: QuerySignatures.Reliable, signatures: [UInt16], from base: Int,
+        query: QuerySignatures.Reliable, signatures: StoredWords<UInt16>, from base: Int,
         frames: Range<Int>
     ) -> Int {
         let levels = query.levels

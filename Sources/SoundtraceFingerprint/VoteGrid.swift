@@ -32,8 +32,12 @@ struct VoteGrid {
         counts = ZeroedCounters(count: span * steps)
     }
 
-    /// The cell of an alignment, or nil when the offset lies outside what the grid covers.
+    /// The cell of an alignment, or nil when the offset lies outside what the grid covers or the
+    /// reference is not one of the catalog's: the daemon does not read every index entry before
+    /// serving (`CatalogFile.Check.structure`), so a damaged entry can name any reference its bits
+    /// hold, and must not be able to stop it.
     func cell(reference: Int, step: Int, offset: Int) -> Int? {
+        guard reference < referenceLength.count else { return nil }
         let o = offset + padding
         guard o >= 0, o < referenceLength[reference] else { return nil }
         return step * span + referenceBase[reference] + o

@@ -43,7 +43,7 @@ struct StoredFingerprints: Sendable {
         case .tooLarge, .notACatalog: return "it is not a Soundtrace catalog"
         case let .unsupportedFormatVersion(_, found, supported):
             return "it has format version \(found), this soundtrace writes version \(supported)"
-        case .truncated, .contentHashMismatch, .damaged: return "it is damaged"
+        case .truncated, .contentHashMismatch, .structureChecksumMismatch, .damaged: return "it is damaged"
         case let .parameterMismatch(_, field, stored, expected):
             return "it was built with engine parameter \(field) = \(stored), this soundtrace uses \(expected)"
         case .cannotWrite, .cannotBuild: return "it cannot be used"

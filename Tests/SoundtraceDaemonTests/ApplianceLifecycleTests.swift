@@ -109,6 +109,25 @@ import Testing
         #expect(event.snapshot.metadata.map(\.key) == Self.catalog.references[2].audio.metadata.map(\.key))
     }
 
+    @Test func aFailedContentCheckRetiresTheCatalogItCheckedAndNoOther() throws {
+        let appliance = makeAppliance(Microphone(samples: []), store: nil)
+        let other = try TestAudio.catalog([(id: "other", audio: TestAudio.music(seed: 4, seconds: 10))]).0
+        // The check of a catalog a reload has replaced since changes nothing.
+        appliance.catalogContentFailed(other, .contentHashMismatch(path: "other"))
+        #expect(appliance.state.withLock { $0.catalogSlot.catalog } === Self.catalog)
+        appliance.catalogContentFailed(Self.catalog, .contentHashMismatch(path: "sample"))
+        let pairs = appliance.state.withLock { $0.statusPairs() }
+        #expect(pairs.contains { $0 == ("catalog", "unavailable") })
+        let problem = pairs.first { $0.0 == "catalog_error" }?.1 ?? ""
+        #expect(problem.contains("does not match its SHA-256") && problem.contains("soundtrace catalog build --out sample"), "\(problem)")
+        let refused = appliance.state.withLock { $0.startSession() }
+        guard case let .failure(error) = refused else {
+            Issue.record("listen was not refused")
+            return
+        }
+        #expect(error.message.contains("does not match its SHA-256"), "\(error.message)")
+    }
+
     /// A `listen` while the previous session's device is still closing (here 0.4 s) is not refused
     /// as busy and does not hold up other entry points: it runs once the device has closed, and the
     /// client's later lines wait behind it.

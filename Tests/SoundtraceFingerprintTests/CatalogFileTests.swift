@@ -46,22 +46,26 @@ import Testing
                 path: "x", found: CatalogFile.formatVersion + 1,
                 supported: CatalogFile.formatVersion)
         ) { try CatalogFile.decode(future, path: "x") }
-        // A catalog of the previous format (no band levels) says how to rebuild it.
+        // A catalog of the previous format (no structure checksum) says how to rebuild it, at
+        // start-up as everywhere.
         var previous = bytes
-        previous[8] = 2
-        do {
-            _ = try CatalogFile.decode(previous, path: "x")
-            Issue.record("a format-2 catalog was accepted")
-        } catch {
-            #expect(error == .unsupportedFormatVersion(path: "x", found: 2, supported: 3))
-            #expect(error.description.contains("rebuild it with: soundtrace catalog build"))
+        previous[8] = 3
+        for check in [CatalogFile.Check.full, .structure] {
+            do {
+                _ = try CatalogFile.decode(previous, path: "x", check: check)
+                Issue.record("a format-3 catalog was accepted")
+            } catch {
+                #expect(error == .unsupportedFormatVersion(path: "x", found: 3, supported: 4))
+                #expect(error.description.contains("rebuild it with: soundtrace catalog build"))
+            }
         }
         #expect(throws: CatalogError.truncated(path: "x", section: "content hash")) {
             try CatalogFile.decode(Array(bytes.dropLast(5)), path: "x")
         }
         #expect(throws: CatalogError.truncated(path: "x", section: "header")) { try CatalogFile.decode(Array(bytes.prefix(10)), path: "x") }
+        // In the bulk (the signatures): the structure checksum does not cover it, the content hash does.
         var flipped = bytes
-        flipped[bytes.count / 2] ^= 0x10
+        flipped[Self.signaturesStart + 20] ^= 0x10
         #expect(throws: CatalogError.contentHashMismatch(path: "x")) { try CatalogFile.decode(flipped, path: "x") }
         #expect(throws: CatalogError.damaged(path: "x", detail: "3 unexpected bytes after the content hash")) {
             try CatalogFile.decode(bytes + [1, 2, 3], path: "x")
@@ -109,17 +113,24 @@ import Testing
         }
     }
 
-    /// Where the content hash section starts, and the levels and signatures sections before it.
-    static var hashStart: Int { built.1.count - 40 }
+    /// Where the structure checksum section starts, and the levels and signatures sections before it.
+    static var checksumStart: Int { built.1.count - 80 }
     static var levelWords: Int { built.0.levels.count }
-    static var levelsStart: Int { hashStart - 8 - 4 * levelWords }
+    static var levelsStart: Int { checksumStart - 8 - 4 * levelWords }
     static var signaturesStart: Int { levelsStart - 8 - 2 * built.0.totalFrames }
 
-    /// Fixes up the content hash after damaging `bytes`, as a buggy writer might.
+    static func layout(_ bytes: [UInt8]) throws -> CatalogLayout {
+        try bytes.withUnsafeBytes { try CatalogLayout($0, start: 12, path: "x") }
+    }
+
+    /// Fixes up both checksums after damaging `bytes`, as a buggy writer might.
     static func rehashed(_ bytes: [UInt8]) -> [UInt8] {
         var bytes = bytes
-        let hashStart = bytes.count - 40
-        bytes.replaceSubrange((hashStart + 8)..<bytes.count, with: SHA256.digest(bytes[0..<hashStart]))
+        let checksumStart = bytes.count - 80
+        guard let layout = try? layout(bytes) else { return bytes }
+        let structure = bytes.withUnsafeBytes { layout.structureDigest($0) }
+        bytes.replaceSubrange((checksumStart + 8)..<(checksumStart + 40), with: structure)
+        bytes.replaceSubrange((bytes.count - 32)..<bytes.count, with: SHA256.digest(bytes[0..<(bytes.count - 40)]))
         return bytes
     }
 
@@ -151,7 +162,7 @@ import Testing
         let bytes = Self.built.1
         let start = Self.levelsStart
         // Drop the last level word and shorten the section's length to match.
-        var short = Array(bytes[..<(Self.hashStart - 4)]) + Array(bytes[Self.hashStart...])
+        var short = Array(bytes[..<(Self.checksumStart - 4)]) + Array(bytes[Self.checksumStart...])
         let words = Self.levelWords
         let length = UInt32(4 * words - 4)
         for i in 0..<4 { short[start + 4 + i] = UInt8((length >> (8 * UInt32(i))) & 0xFF) }
@@ -182,6 +193,48 @@ import Testing
         let again = try CatalogFile.load(path: path)
         #expect(truncate(path, off_t(bytes.count / 2)) == 0)
         #expect(again.fileChangedSinceLoading)
+    }
+
+    /// kB of this process's resident set that come from mappings of `path` (/proc/self/smaps).
+    static func residentKilobytes(mapping path: String) -> Int {
+        // procfs files report a size of 0: read until the end.
+        let fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return -1 }
+        defer { close(fd) }
+        var raw: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            raw += chunk[0..<n]
+        }
+        let smaps = String(decoding: raw, as: UTF8.self)
+        var inside = false
+        var total = 0
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let first = fields.first, first.contains("-"), first.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                inside = fields.last.map(String.init) == path
+            } else if inside, fields.first == "Rss:", fields.count > 1 {
+                total += Int(fields[1]) ?? 0
+            }
+        }
+        return total
+    }
+
+    @Test func theFilesPagesLeaveTheResidentSetAndAreReadAgainWhenNeeded() throws {
+        let (built, bytes) = Self.built
+        let path = "/tmp/soundtrace-resident-\(getpid()).catalog"
+        defer { unlink(path) }
+        try FileBytes.writeAtomically(bytes, to: path)
+        let loaded = try CatalogFile.load(path: path)
+        // Loading hashed every byte through the mapping: the file is resident.
+        #expect(Self.residentKilobytes(mapping: path) >= bytes.count / 1024 - 4)
+        loaded.releaseResidentPages()
+        #expect(Self.residentKilobytes(mapping: path) == 0)
+        // Nothing was lost: the index, signatures and levels read the same bytes again.
+        #expect(loaded.index == built.index && loaded.signatures == built.signatures && loaded.levels == built.levels)
+        #expect(Self.residentKilobytes(mapping: path) > 0)
     }
 
     @Test func missingFileSaysHowToBuildOne() {

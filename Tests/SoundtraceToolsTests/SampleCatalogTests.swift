@@ -13,9 +13,9 @@ import Testing
     static let manifestPath = root + "/catalog/manifest.json"
     static let catalogPath = root + "/catalog/soundtrace.catalog"
     /// The committed catalog's content hash (as `catalog build` prints it). It changes only when the
-    /// recordings, the manifest or the engine's catalog parameters change; update it together with
-    /// catalog/soundtrace.catalog.
-    static let goldenCatalogHash = "ff2cd67849c2a0f91da407ec74b377bde72d66bb5f4bbe98ea7fa5aeae229fe1"
+    /// recordings, the manifest, the engine's catalog parameters or the file format change; update
+    /// it together with catalog/soundtrace.catalog.
+    static let goldenCatalogHash = "383c63960a081183f7e887f46c94416d3d6b2ca5520f75471f62a4f971b0d326"
 
     static let catalog: Catalog = { try! CatalogFile.load(path: catalogPath) }()
     static let rate = 8000

@@ -2,9 +2,12 @@
 // CatalogFile.load (the file mapped and validated in place), then a query matched against what
 // was accepted, which must never read outside it.
 //
-// A content hash guards the file, so mutated bytes would almost never get past it: the input is
-// a catalog without its hash section, and the harness appends the right one (it also decodes the
-// input as it is, for the hash check itself). Fuzzing uses a small index directory (8 bits
+// Two checksums guard the file (the structure checksum over the header, parameters, references
+// and index directory; the content hash over everything), so mutated bytes would almost never get
+// past them: the input is a catalog without those two sections, and the harness appends the right
+// ones (it also decodes the input as it is, for the checks themselves). Each input is also loaded
+// as the daemon loads it (`Check.structure`: the index entries are not validated), so the matcher
+// meets entries that name references the catalog lacks, and unsorted buckets. Fuzzing uses a small index directory (8 bits
 // instead of 13, the only parameter changed), so a whole catalog is a few KB and mutations reach
 // every section; inputs are also tried with the shipped parameters.
 //
@@ -17,9 +20,12 @@ import Glibc
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     _ = try? CatalogFile.decode(input, path: "fuzz.catalog")
-    let hashed = withContentHash(input)
+    let hashed = withChecksums(input)
     for parameters in [Fuzzing.parameters, EngineParameters()] {
+        let structural = try? CatalogFile.decode(hashed, path: "fuzz.catalog", parameters: parameters, check: .structure)
+        if let structural { use(structural) }
         guard let catalog = try? CatalogFile.decode(hashed, path: "fuzz.catalog", parameters: parameters) else { continue }
+        expect(structural != nil, "a catalog the full check accepts was refused by the structure check")
         // The mapped file must give exactly what the copy gave.
         let mapped = Fuzzing.loadMapped(hashed, parameters: parameters)
         expect(mapped?.manifest == catalog.manifest && mapped?.index == catalog.index && mapped?.references == catalog.references,
@@ -29,15 +35,21 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     return 0
 }
 
-/// `bytes` followed by the hash section a catalog ends with.
-private func withContentHash(_ bytes: [UInt8]) -> [UInt8] {
-    let digest = SHA256.digest(bytes)
-    var out = bytes
+/// `bytes` followed by the structure checksum and content hash sections a catalog ends with,
+/// both right for `bytes` (when its sections can be found at all).
+private func withChecksums(_ bytes: [UInt8]) -> [UInt8] {
     var w = ByteWriter()
-    w.append(contentsOf: Array("HASH".utf8))
-    w.u32(UInt32(digest.count))
-    w.append(contentsOf: digest)
-    out += w.bytes
+    for tag in ["STRC", "HASH"] {
+        w.append(contentsOf: Array(tag.utf8))
+        w.u32(32)
+        w.append(contentsOf: [UInt8](repeating: 0, count: 32))
+    }
+    var out = bytes + w.bytes
+    let start = CatalogFile.magic.count + 4
+    guard let layout = try? out.withUnsafeBytes({ try CatalogLayout($0, start: start, path: "fuzz.catalog") }) else { return out }
+    let structure = out.withUnsafeBytes { layout.structureDigest($0) }
+    out.replaceSubrange(layout.body(.structureChecksum), with: structure)
+    out.replaceSubrange(layout.body(.contentHash), with: SHA256.digest(out[0..<layout.contentEnd]))
     return out
 }
 
@@ -107,7 +119,7 @@ enum Fuzzing {
         return try? CatalogFile.load(path: "/proc/self/fd/\(scratch)", parameters: parameters)
     }
 
-    /// The seed catalogs, each without its hash section.
+    /// The seed catalogs, each without its structure checksum and hash sections.
     static func writeSeeds(to directory: String) {
         let sha = [UInt8](repeating: 0xAB, count: 32)
         func reference(_ id: String, _ metadata: [ReferenceAudio.MetadataEntry]) -> ReferenceAudio {
@@ -124,10 +136,10 @@ enum Fuzzing {
                 let matcher = try QueryMatcher(catalog: catalog)
                 matcher.push(query)
                 matcher.finish()
-                print("\(name): \(bytes.count - 40) bytes, query verdict \(matcher.verdict().outcome)")
+                print("\(name): \(bytes.count - 80) bytes, query verdict \(matcher.verdict().outcome)")
                 let file = fopen("\(directory)/\(name)", "wb")
                 expect(file != nil, "cannot write \(directory)/\(name)")
-                _ = bytes.dropLast(40).withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+                _ = bytes.dropLast(80).withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
                 fclose(file)
             } catch {
                 fatalError("seed \(name): \(error)")
