@@ -12,24 +12,32 @@ import SoundtracePlatform
 enum CatalogContentCheck {
     /// Checks `catalog` in the background and tells `appliance` if its content is damaged; then
     /// drops the catalog's pages from the resident set (start-up read its header and directory).
+    /// A check waiting while another runs is replaced by a newer one: a catalog reloaded again
+    /// meanwhile is no longer served, so only the newest needs checking, and a burst of reloads
+    /// starts one thread, not one each.
     static func start(_ catalog: Catalog, appliance: Appliance) {
-        let thread = WorkerThread(detached: true) {
-            // On Linux a PRIO_PROCESS priority of thread id 0 applies to the calling thread only;
-            // the I/O class likewise. Both are hints: the check runs whether or not they take.
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-            _ = soundtrace_ioprio_idle_for_this_thread()
-            let started = SystemClock.monotonicMilliseconds()
-            do throws(CatalogError) {
-                try catalog.verifyContent()
-                let elapsed = SystemClock.monotonicMilliseconds() - started
-                DaemonLog.info("catalog content verified against its SHA-256 in \(elapsed) ms")
-            } catch {
-                appliance.catalogContentFailed(catalog, error)
-            }
-            catalog.releaseResidentPages()
-        }
-        if thread == nil {
+        if !worker.submit((catalog, appliance)) {
             DaemonLog.warning("catalog content not verified: the system is out of threads (its structure was checked at load)")
         }
+    }
+
+    private static let worker = LatestOnlyWorker<(catalog: Catalog, appliance: Appliance)> { job in
+        check(job.catalog, appliance: job.appliance)
+    }
+
+    private static func check(_ catalog: Catalog, appliance: Appliance) {
+        // On Linux a PRIO_PROCESS priority of thread id 0 applies to the calling thread only;
+        // the I/O class likewise. Both are hints: the check runs whether or not they take.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        _ = soundtrace_ioprio_idle_for_this_thread()
+        let started = SystemClock.monotonicMilliseconds()
+        do throws(CatalogError) {
+            try catalog.verifyContent()
+            let elapsed = SystemClock.monotonicMilliseconds() - started
+            DaemonLog.info("catalog content verified against its SHA-256 in \(elapsed) ms")
+        } catch {
+            appliance.catalogContentFailed(catalog, error)
+        }
+        catalog.releaseResidentPages()
     }
 }
