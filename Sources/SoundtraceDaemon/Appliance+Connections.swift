@@ -17,8 +17,9 @@ extension Appliance {
         state.withLock { $0.clientLine(client, line) }
     }
 
-    /// The earliest monotonic time a delayed answer is due, if any.
-    var nextTimerDue: Int64? {
+    /// The earliest monotonic time a delayed answer is due, if any. A method, not a property:
+    /// it takes the state's lock, so it must not be called from inside `state.withLock`.
+    func nextTimerDue() -> Int64? {
         state.withLock { $0.clients.values.compactMap(\.heldUntil).min() }
     }
 

@@ -37,8 +37,9 @@ extension Appliance {
         runningCaptures.waitForNone()
     }
 
-    /// The status reply's pairs, for the log and systemd's status line.
-    var statusSummary: String {
+    /// The state in one line, for the log and systemd's status line. A method, not a property: it
+    /// takes the state's lock, so it must not be called from inside `state.withLock`.
+    func statusSummary() -> String {
         state.withLock { state in
             let catalog = state.catalogSlot.catalog.map { "catalog \($0.references.count) references" } ?? "no usable catalog"
             let history = state.store == nil ? "history unavailable" : "history open"

@@ -107,7 +107,7 @@ public enum DaemonRuntime {
             return 1
         }
 
-        let summary = appliance.statusSummary
+        let summary = appliance.statusSummary()
         DaemonLog.info(
             "serving protocol \(ProtocolText.version) on \(configuration.bind) port \(server.port); device \(device); \(summary)")
         notifier.ready(status: summary)
@@ -167,7 +167,7 @@ public enum DaemonRuntime {
         }
         while true {
             // The log's deadline is set only while a summary of left-out lines is pending.
-            var due = [nextWatchdog, appliance.nextTimerDue, panel.deadline, DaemonLog.gate.deadline].compactMap { $0 }.min()
+            var due = [nextWatchdog, appliance.nextTimerDue(), panel.deadline, DaemonLog.gate.deadline].compactMap { $0 }.min()
             let timeout: Int32 = due.map { Int32(clamping: max(0, $0 - now())) } ?? -1
             var fds = [
                 pollfd(fd: signalDescriptor, events: Int16(POLLIN), revents: 0),
@@ -209,7 +209,7 @@ public enum DaemonRuntime {
                 notifier.watchdog()
                 nextWatchdog = current + interval
             }
-            due = appliance.nextTimerDue
+            due = appliance.nextTimerDue()
             if let due, current >= due { appliance.fireTimers() }
         }
     }

@@ -106,14 +106,14 @@ import Testing
         let appliance = appliance()
         #expect(say(appliance, lan, "token nope").isEmpty)
         #expect(say(appliance, lan, "ping").isEmpty)
-        #expect(appliance.nextTimerDue == 2_000)
+        #expect(appliance.nextTimerDue() == 2_000)
         clock.now = 1_999
         appliance.fireTimers()
         #expect(channel.take(lan).isEmpty)
         clock.now = 2_000
         appliance.fireTimers()
         #expect(channel.take(lan) == ["ACK [3@0] {token} wrong token (2 tries left before the connection closes)\n", "OK\n"])
-        #expect(appliance.nextTimerDue == nil)
+        #expect(appliance.nextTimerDue() == nil)
         _ = say(appliance, lan, "token nope")
         clock.now = 3_000
         appliance.fireTimers()
@@ -133,7 +133,7 @@ import Testing
         let appliance = appliance()
         for attempt in 0..<3 {
             _ = say(appliance, lan, "token nope")
-            clock.now = appliance.nextTimerDue ?? clock.now
+            clock.now = appliance.nextTimerDue() ?? clock.now
             appliance.fireTimers()
             _ = channel.take(lan)
             #expect(attempt < 2 || channel.closed.contains(lan.id))
@@ -144,7 +144,7 @@ import Testing
         appliance.clientConnected(again)
         let asked = clock.now
         #expect(say(appliance, again, "token correct-horse-battery").isEmpty)
-        #expect(appliance.nextTimerDue == asked + 4_000)
+        #expect(appliance.nextTimerDue() == asked + 4_000)
         clock.now = asked + 4_000
         appliance.fireTimers()
         #expect(channel.take(again) == ["permission: control\nOK\n"])
