@@ -35,15 +35,18 @@ extension ApplianceState {
         deferredStarts.removeAll { $0 == .client(client.id) }
     }
 
+    /// Answers `error` and closes the connection, forgetting the client.
+    private mutating func refuseAndHangUp(_ client: LineServer.Client, _ error: ProtocolError) {
+        channel.send(ProtocolText.reply(error), to: client)
+        channel.close(client)
+        clients[client.id] = nil
+    }
+
     mutating func clientLine(_ client: LineServer.Client, _ line: [UInt8]) {
         guard var state = clients[client.id] else { return }
         if state.isHolding {
             guard state.heldLines.count < ClientState.maxHeldLines else {
-                channel.send(
-                    ProtocolText.reply(ProtocolError(.badArguments, command: "", "too many commands while waiting for an answer")),
-                    to: client)
-                channel.close(client)
-                clients[client.id] = nil
+                refuseAndHangUp(client, ProtocolError(.badArguments, command: "", "too many commands while waiting for an answer"))
                 return
             }
             state.heldLines.append(line)
@@ -97,18 +100,10 @@ extension ApplianceState {
             return
         case let .failure(.notACommand(why)):
             // Not our protocol (binary junk, an HTTP request): say so once and hang up.
-            channel.send(
-                ProtocolText.reply(ProtocolError(.unknownCommand, command: "", "\(why); this port speaks the Soundtrace line protocol")),
-                to: client)
-            channel.close(client)
-            clients[client.id] = nil
+            refuseAndHangUp(client, ProtocolError(.unknownCommand, command: "", "\(why); this port speaks the Soundtrace line protocol"))
             return
         case .failure(.tooLong):
-            channel.send(
-                ProtocolText.reply(ProtocolError(.badArguments, command: "", "line longer than \(ProtocolRequest.maxLineBytes) bytes")),
-                to: client)
-            channel.close(client)
-            clients[client.id] = nil
+            refuseAndHangUp(client, ProtocolError(.badArguments, command: "", "line longer than \(ProtocolRequest.maxLineBytes) bytes"))
             return
         case let .failure(.malformed(why)):
             channel.send(ProtocolText.reply(ProtocolError(.badArguments, command: "", why)), to: client)
