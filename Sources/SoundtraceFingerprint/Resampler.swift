@@ -38,11 +38,11 @@ public struct Resampler: Sendable {
             taps = []
             halfTaps = 0
         } else {
-            let cutoffHz = min(inputRate, outputRate) * Self.cutoffPercent / 200
-            // Half width of the kernel in input samples: zeroCrossings periods of the cutoff.
-            let half = (Self.zeroCrossings * inputRate + 2 * cutoffHz - 1) / (2 * cutoffHz)
-            halfTaps = half
-            taps = (0..<Self.phases).map { Self.kernel(phase: $0, half: half, cutoffHz: cutoffHz, inputRate: inputRate) }
+            let filter = ResamplerFilters.shared.filter(inputRate: inputRate, outputRate: outputRate) {
+                Self.filter(inputRate: inputRate, outputRate: outputRate)
+            }
+            halfTaps = filter.halfTaps
+            taps = filter.taps
         }
         sumsFitInt32 =
             allow32BitSums
@@ -52,6 +52,16 @@ public struct Resampler: Sendable {
         // The first outputs look back halfTaps samples before the start: silence.
         buffer = [Int16](repeating: 0, count: halfTaps)
         bufferStart = -halfTaps
+    }
+
+    /// The windowed-sinc filter for a rate pair, computed afresh (`ResamplerFilters` keeps them).
+    static func filter(inputRate: Int, outputRate: Int) -> ResamplerFilters.Filter {
+        let cutoffHz = min(inputRate, outputRate) * Self.cutoffPercent / 200
+        // Half width of the kernel in input samples: zeroCrossings periods of the cutoff.
+        let half = (Self.zeroCrossings * inputRate + 2 * cutoffHz - 1) / (2 * cutoffHz)
+        return ResamplerFilters.Filter(
+            taps: (0..<Self.phases).map { Self.kernel(phase: $0, half: half, cutoffHz: cutoffHz, inputRate: inputRate) },
+            halfTaps: half)
     }
 
     /// Taps for output positions `phase/phases` of a sample after an input sample, Q15, summing to 1.
