@@ -60,10 +60,9 @@ public final class QueryMatcher {
         levelExtractor = BandLevelExtractor(
             parameters: p, speedNumerators: p.speedSteps.map { p.speedDenominator + $0 },
             speedDenominator: p.speedDenominator)
-        // A query can start before its reference by at most its own (warped) length.
         votes = VoteGrid(
             referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
-            padding: maxFrames + maxFrames / 40 + 2)
+            padding: Self.votePadding(maxFrames: maxFrames))
         let count = catalog.references.count
         bestScore = [Int](repeating: 0, count: count)
         bestOffset = [Int](repeating: 0, count: count)
@@ -75,6 +74,19 @@ public final class QueryMatcher {
     }
 
     deinit { nearbyVotes.deallocate() }
+
+    /// A query can start before its reference by at most its own (warped) length.
+    private static func votePadding(maxFrames: Int) -> Int { maxFrames + maxFrames / 40 + 2 }
+
+    /// Bytes of vote counters every matcher of `catalog` reserves: one per speed hypothesis and
+    /// catalog frame, about 2 MB per hour of recordings. A query of music that is not in a big
+    /// catalog touches nearly all of them, so this is what a listening session adds to memory.
+    public static func voteCounterBytes(for catalog: Catalog) -> Int {
+        let p = catalog.parameters
+        return VoteGrid.bytes(
+            referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
+            padding: votePadding(maxFrames: p.maxQuerySeconds * p.sampleRate / p.hopSize))
+    }
 
     /// Frames of audio analysed so far.
     public var framesHeard: Int { spectrogram.framesProduced }

@@ -16,6 +16,20 @@ struct VoteGrid {
     let span: Int
 
     init(referenceFrames: [Int], steps: Int, padding: Int) {
+        let layout = Self.layout(referenceFrames: referenceFrames, padding: padding)
+        referenceBase = layout.base
+        referenceLength = layout.lengths
+        self.padding = padding
+        span = layout.span
+        counts = ZeroedCounters(count: span * steps)
+    }
+
+    /// Bytes the counters of a grid with this layout reserve, without making one.
+    static func bytes(referenceFrames: [Int], steps: Int, padding: Int) -> Int {
+        layout(referenceFrames: referenceFrames, padding: padding).span * steps
+    }
+
+    private static func layout(referenceFrames: [Int], padding: Int) -> (base: [Int], lengths: [Int], span: Int) {
         var base: [Int] = []
         var lengths: [Int] = []
         var position = 1  // cell 0 stays zero, so neighbours of the first cell read as empty
@@ -25,11 +39,7 @@ struct VoteGrid {
             lengths.append(length)
             position += length + 1  // one empty cell between references
         }
-        referenceBase = base
-        referenceLength = lengths
-        self.padding = padding
-        span = position + 1
-        counts = ZeroedCounters(count: span * steps)
+        return (base, lengths, position + 1)
     }
 
     /// The cell of an alignment, or nil when the offset lies outside what the grid covers or the
