@@ -4,9 +4,12 @@ import SoundtraceFingerprint
 let defaultCatalogPath = "catalog/soundtrace.catalog"
 
 /// Loads the catalog named on the command line (or the default), reporting a failure on the console.
-func loadCatalog(_ path: String?, command: String, console: Console) -> Catalog? {
+/// Commands that match audio check everything (`.full`: the content hash reads the whole file, about
+/// 70 instructions a byte); commands that only show the header and references check the structure,
+/// which reads a few hundred KB however big the catalog is.
+func loadCatalog(_ path: String?, command: String, console: Console, check: CatalogFile.Check = .full) -> Catalog? {
     do {
-        return try CatalogFile.load(path: path ?? defaultCatalogPath)
+        return try CatalogFile.load(path: path ?? defaultCatalogPath, check: check)
     } catch {
         console.error("soundtrace \(command): \(error)")
         return nil

@@ -186,4 +186,25 @@ import Testing
         #expect(missing.status == .inputError)
         #expect(missing.err.contains("no recording 'no-such-id'"))
     }
+
+    @Test func listAndShowReadTheStructureAndSayWhatChecksTheRest() throws {
+        // One byte of the index entries changed: the structure is intact, the content hash is not.
+        let folder = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.catalogPath)))
+        bytes[bytes.count / 2] ^= 0x10
+        let damaged = folder + "/damaged.catalog"
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let list = CLIRun(["catalog", "list", "--catalog", damaged])
+        #expect(list.status == .success)
+        #expect(
+            list.out.contains("sha256 \(Self.goldenCatalogHash) (as the file states it; `soundtrace catalog verify` checks the contents)"))
+        let id = Self.catalog.references[0].audio.id
+        #expect(CLIRun(["catalog", "show", "--catalog", damaged, id]).status == .success)
+        let verify = CLIRun(["catalog", "verify", "--catalog", damaged])
+        #expect(verify.status != .success)
+        let match = CLIRun(["match", "--catalog", damaged, Self.root + "/catalog/" + Self.catalog.references[0].audio.sourceFile])
+        #expect(match.status == .inputError)
+        #expect(match.err.contains("damaged.catalog"))
+    }
 }
