@@ -60,10 +60,23 @@ let package = Package(
             dependencies: ["CLibgpiod"],
             path: "Sources/CGPIOD"
         ),
-        // Hardware and OS edges: ALSA capture, GPIO lines, TCP, sd_notify.
+        // libmosquitto's header (Debian's libmosquitto-dev), not its library: CMosquitto loads
+        // libmosquitto.so.1 when MQTT is configured, because linking it would bring OpenSSL into
+        // every process (its header says how much). No pkgConfig: it would add -lmosquitto.
+        .systemLibrary(
+            name: "CLibmosquitto",
+            path: "Sources/CLibmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(
+            name: "CMosquitto",
+            dependencies: ["CLibmosquitto"],
+            path: "Sources/CMosquitto"
+        ),
+        // Hardware and OS edges: ALSA capture, GPIO lines, TCP, sd_notify, the MQTT broker link.
         .target(
             name: "SoundtracePlatform",
-            dependencies: ["SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "CALSA", "CGPIOD"]
+            dependencies: ["SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "CALSA", "CGPIOD", "CMosquitto"]
         ),
         .systemLibrary(
             name: "CSQLite",

@@ -166,7 +166,7 @@ Section: sound
 Priority: optional
 Installed-Size: $installed_size
 Depends: $depends
-Recommends: alsa-utils
+Recommends: alsa-utils, libmosquitto1
 Description: offline recognizer for a small catalog of owned recordings
  Soundtrace is a headless appliance daemon (soundtraced) that listens through
  a microphone when its button is pressed, matches an acoustic fingerprint

@@ -12,6 +12,9 @@ packages+=(python3-pip)
 # `soundtrace explain`'s pictures are checked by rendering them (rsvg-convert).
 packages+=(librsvg2-bin)
 packages+=(iproute2 util-linux)
+# soundtraced's MQTT link: libmosquitto's header to build (the daemon loads libmosquitto1 at run
+# time), and a real broker and its command-line clients for MQTTAcceptanceTests.
+packages+=(libmosquitto-dev mosquitto mosquitto-clients)
 # Deployment tests: systemd-analyze and systemd-sysusers (systemd), dpkg-shlibdeps (dpkg-dev),
 # objdump and strip (binutils), for the unit, install.sh and build-deb.sh.
 packages+=(systemd dpkg-dev binutils gzip procps)

@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var lines = PanelLineNames()
     /// Silences the buzzer.
     public var muted = false
+    /// The broker link for a fleet of kiosks; off by default.
+    public var mqtt = MQTTSettings()
 
     public init() {}
 
@@ -31,7 +33,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("button_line", "GPIO line name of the button (default GPIO17)"),
         ("listening_led_line", "GPIO line name of the listening LED (default GPIO23)"),
         ("result_led_line", "GPIO line name of the result LED (default GPIO24)"),
-        ("buzzer_line", "GPIO line name of the buzzer (default GPIO25)"), ("muted", "yes or no")
+        ("buzzer_line", "GPIO line name of the buzzer (default GPIO25)"), ("muted", "yes or no"),
+        ("mqtt_host", "the MQTT broker's host name or address (MQTT is off without it)"), ("mqtt_port", "1–65535 (default 1883)"),
+        ("mqtt_topic_prefix", "topic levels such as soundtrace/hall-2 (default soundtrace/<hostname>)"),
+        ("mqtt_username", "the broker's user name for this kiosk"), ("mqtt_password_file", "file holding that user's password"),
+        ("mqtt_tls_ca_file", "CA certificate (PEM) of the broker's TLS certificate")
     ]
 
     public struct Invalid: Error, Equatable, CustomStringConvertible {
@@ -113,6 +119,25 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "buzzer_line": configuration.lines.buzzer = try lineName()
             case "max_clients": configuration.maxClients = try integer(1...64)
             case "line_timeout_seconds": configuration.lineTimeoutSeconds = try integer(1...3600)
+            case "mqtt_host":
+                guard MQTTSettings.isValidHost(value) else {
+                    throw fail(
+                        "'mqtt_host' must be a host name or an IP address (letters, digits, '-', '.', ':'), got '\(value.prefix(60))'")
+                }
+                configuration.mqtt.host = value
+            case "mqtt_port": configuration.mqtt.port = try integer(1...65535)
+            case "mqtt_topic_prefix":
+                if let problem = MQTTSettings.topicPrefixProblem(value) {
+                    throw fail("'mqtt_topic_prefix' \(problem), got '\(value.prefix(60))' (e.g. soundtrace/hall-2)")
+                }
+                configuration.mqtt.topicPrefix = value
+            case "mqtt_username":
+                guard value.utf8.count <= 256, !value.contains(" ") else {
+                    throw fail("'mqtt_username' must be one word of at most 256 bytes, got '\(value.prefix(60))'")
+                }
+                configuration.mqtt.username = value
+            case "mqtt_password_file": configuration.mqtt.passwordFile = try path()
+            case "mqtt_tls_ca_file": configuration.mqtt.tlsCAFile = try path()
             default: configuration.idleTimeoutSeconds = try integer(10...86400)
             }
         }
@@ -137,6 +162,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
                     "bind = \(bind) with max_clients = \(maxClients) leaves no slot for the network (one is kept for clients on this machine); set max_clients to 2 or more"
             )
         }
+        if let problem = mqtt.problem() { throw Invalid(file: file, line: 0, problem: problem) }
         let roles = lines.roles
         for (index, role) in roles.enumerated() {
             if let other = roles[..<index].first(where: { $0.name == role.name }) {

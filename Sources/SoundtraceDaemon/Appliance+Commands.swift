@@ -144,6 +144,7 @@ extension ApplianceState {
         pairs.append(("window", String(environment.settings.windowMilliseconds / 1000)))
         pairs.append(("panel", panelKind))
         if let panelProblem { pairs.append(("panel_error", panelProblem)) }
+        if let fleet { pairs.append(("mqtt", fleet.statusText)) }
         return pairs
     }
 

@@ -69,7 +69,13 @@ extension ApplianceState {
     }
 
     mutating func toggleCalmMode() {
-        calm.toggle()
+        setCalmMode(!calm, cause: "button held")
+    }
+
+    /// Sets calm mode, keeps it in the history store's settings, confirms it on the indicator and
+    /// tells `idle` clients (and the MQTT link) that the state changed.
+    mutating func setCalmMode(_ on: Bool, cause: String) {
+        calm = on
         let word = calm ? "on" : "off"
         if let store {
             do {
@@ -81,7 +87,7 @@ extension ApplianceState {
             DaemonLog.warning(
                 "calm mode \(word) until soundtraced restarts: the history (where it is kept) is unavailable: \(storeProblem ?? "")")
         }
-        DaemonLog.info("calm mode \(word) (button held)")
+        DaemonLog.info("calm mode \(word) (\(cause))")
         indicator?.calmModeChanged(calm)
         markChanged(.state)
     }

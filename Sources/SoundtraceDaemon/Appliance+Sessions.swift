@@ -152,6 +152,7 @@ extension ApplianceState {
         if sessionCatalog?.token == session.token { sessionCatalog = nil }
         remember(record)
         lastFinished = record
+        announceOutcome(record)
         // The capture thread may be waiting on the device; wake it so it closes the device now.
         captureSource?.wake()
         markChanged(flags)
@@ -242,6 +243,8 @@ extension ApplianceState {
                 // A client's listen deferred before it may have started a session: the press then
                 // finds it listening, which it neither cancels nor reports as a failure.
                 if engine.listeningToken == nil { startFromButton() }
+            case .fleet:
+                fleetListen()
             case let .client(id):
                 guard var client = clients[id] else { continue }
                 client.awaitingCapture = false

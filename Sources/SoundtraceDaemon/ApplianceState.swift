@@ -49,12 +49,16 @@ struct ApplianceState: @unchecked Sendable {
     var lastSaveError: String?
     /// Paces token guesses per source address, across connections.
     var tokenThrottle = TokenThrottle()
+    /// The MQTT link when mqtt_host is set: changes are posted to it (`announce`), never sent from here.
+    var fleet: FleetLink?
 
     /// Who asked for a session that waits for the previous device to close.
     enum DeferredStart: Equatable {
         /// A client's `listen`: its line is the first of its held lines.
         case client(Int)
         case button
+        /// A `listen` from the MQTT command topic.
+        case fleet
     }
 
     init(
@@ -101,6 +105,7 @@ struct ApplianceState: @unchecked Sendable {
             }
             clients[id] = state
         }
+        announce(flags)
     }
 
     /// The state as the indicator shows it.

@@ -46,10 +46,12 @@ public enum DaemonRuntime {
         let configuration: DaemonConfiguration
         let token: String?
         let settings: SessionSettings
+        let fleet: (link: FleetLink, client: MosquittoClient)?
         do {
             configuration = try DaemonStartup.configuration(options)
             token = try DaemonStartup.token(configuration)
             settings = try SessionSettings(windowSeconds: configuration.windowSeconds)
+            fleet = try FleetStartup.link(configuration.mqtt)
         } catch {
             DaemonLog.error("\(error)")
             return 1
@@ -107,6 +109,13 @@ public enum DaemonRuntime {
             return 1
         }
 
+        if let fleet {
+            appliance.attachFleet(fleet.link)
+            if !fleet.link.start(client: fleet.client, command: { appliance.fleetCommand($0) }) {
+                DaemonLog.error("cannot start the MQTT thread: the system is out of threads; serving without MQTT")
+            }
+        }
+
         let summary = appliance.statusSummary()
         DaemonLog.info(
             "serving protocol \(ProtocolText.version) on \(configuration.bind) port \(server.port); device \(device); \(summary)")
@@ -124,6 +133,8 @@ public enum DaemonRuntime {
         DaemonLog.flush()
         DaemonLog.info("stopping")
         appliance.shutdown()
+        // After the session's end was posted: the link sends it, then `offline`.
+        fleet?.link.stop()
         server.stop()
         serverThread.join()
         appliance.state.withLock {

@@ -76,6 +76,7 @@ enum StatusCommands {
         }
         if let window = r.value("window") { add("window", "\(window) s") }
         if let calm = r.value("calm") { add("calm mode", calm == "yes" ? "on (steady LEDs)" : "off") }
+        if let mqtt = r.value("mqtt") { add("mqtt", mqtt == "connected" ? style.good(mqtt) : style.notice(mqtt)) }
         return lines.joined(separator: "\n")
     }
 

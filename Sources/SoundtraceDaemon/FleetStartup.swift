@@ -1,0 +1,56 @@
+import Glibc
+import SoundtraceCore
+import SoundtraceFingerprint
+import SoundtracePlatform
+
+/// Makes the MQTT link when mqtt_host is set, before the daemon serves: the password file read,
+/// libmosquitto loaded and the TLS CA certificate accepted, or a start-up error naming the key to
+/// fix. Reaching the broker is left to the link's thread: a broker that is down is not an error.
+enum FleetStartup {
+    static func link(_ settings: MQTTSettings) throws(DaemonStartup.Failure) -> (FleetLink, MosquittoClient)? {
+        guard let host = settings.host else { return nil }
+        let topics = FleetTopics(prefix: settings.topicPrefix(hostname: hostname()))
+        var options = MosquittoClient.Options(
+            host: host, port: settings.port, clientId: topics.nodeId, keepAliveSeconds: FleetLink.keepAliveSeconds)
+        options.username = settings.username
+        options.password = try settings.passwordFile.map { path throws(DaemonStartup.Failure) in try password(path) }
+        options.tlsCAFile = settings.tlsCAFile
+        options.willTopic = topics.availability
+        options.willPayload = "offline"
+        if let ca = settings.tlsCAFile, access(ca, R_OK) != 0 {
+            throw DaemonStartup.Failure(description: "cannot read mqtt_tls_ca_file \(ca): \(String(cString: strerror(errno)))")
+        }
+        do {
+            let client = try MosquittoClient(options)
+            return (FleetLink(topics: topics), client)
+        } catch {
+            throw DaemonStartup.Failure(description: "MQTT (mqtt_host = \(host)): \(error)")
+        }
+    }
+
+    /// The password: the file's first line, without its line end.
+    private static func password(_ path: String) throws(DaemonStartup.Failure) -> String {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path: path, limit: 4096)
+        } catch {
+            switch error {
+            case let .system(_, reason):
+                throw DaemonStartup.Failure(
+                    description: "cannot read mqtt_password_file \(path): \(reason); it must be readable by the soundtrace user")
+            case .tooLarge: throw DaemonStartup.Failure(description: "mqtt_password_file \(path) is larger than a password can be (4 KiB)")
+            }
+        }
+        let line = bytes.prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
+        guard !line.isEmpty, let text = String(validating: line, as: UTF8.self) else {
+            throw DaemonStartup.Failure(description: "mqtt_password_file \(path) must hold the password as UTF-8 text on its first line")
+        }
+        return text
+    }
+
+    private static func hostname() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

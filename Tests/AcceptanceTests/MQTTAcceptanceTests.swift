@@ -1,0 +1,146 @@
+import Foundation
+import Glibc
+import SoundtraceTestSupport
+import Testing
+
+/// The MQTT link of the real `soundtraced` against a real `mosquitto` broker on a loopback port:
+/// what it publishes, the commands it takes, and a broker that goes away, refuses the password or
+/// outlives a killed daemon.
+@Suite(.serialized) struct MQTTAcceptanceTests {
+    let mics = Microphones.shared
+
+    private func daemon(_ name: String, _ configuration: String, device: String = "st_acc_ref_a") throws -> DaemonProcess {
+        let state = DaemonProcess.stateDirectory(name)
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let config = state + ".conf"
+        try configuration.write(toFile: config, atomically: true, encoding: .utf8)
+        return try DaemonProcess(stateDirectory: state, device: device, config: config)
+    }
+
+    /// `status`'s `mqtt` value once it satisfies `accept`, within `seconds`.
+    private func waitForStatus(_ daemon: DaemonProcess, seconds: Int = 15, _ accept: (String) -> Bool) throws -> String {
+        let client = try daemon.connect()
+        let deadline = ProtocolConnection.now() + seconds * 1000
+        while true {
+            let value = try client.command("status").value("mqtt") ?? "(none)"
+            if accept(value) { return value }
+            guard ProtocolConnection.now() < deadline else { throw TestFailure("status said mqtt: \(value) for \(seconds) s") }
+            usleep(50_000)
+        }
+    }
+
+    @Test func stateRecognitionsAndCommandsTravelThroughTheBroker() throws {
+        let broker = try MosquittoBroker(name: "commands")
+        let prefix = "kiosks/hall-1"
+        let subscriber = try MQTTSubscriber(broker, prefix: prefix)
+        let daemon = try daemon("mqtt-commands", broker.configuration(prefix: prefix))
+        defer { daemon.stop() }
+        _ = try subscriber.waitFor("online") { $0.topic == prefix + "/availability" && $0.payload == "online" }
+        _ = try subscriber.waitFor("idle") { $0.topic == prefix + "/state" && $0.payload == "idle" }
+        let catalog = try subscriber.waitFor("the catalog") { $0.topic == prefix + "/catalog" }
+        #expect(catalog.payload.contains(#""hash":"\#(mics.catalog.manifest.hash)""#), "\(catalog)")
+        #expect(try waitForStatus(daemon) { $0 == "connected" } == "connected")
+
+        // A listen from the command topic: a session like any other, its recognition published.
+        var seen = subscriber.messages.count
+        try broker.publish(prefix + "/command", "listen")
+        let reply = try subscriber.waitFor("the listen reply", after: seen) { $0.topic == prefix + "/reply" }
+        #expect(reply.payload.hasPrefix(#"{"command":"listen","ok":true,"session":"s-1""#), "\(reply)")
+        let reference = mics.catalog.references[1].audio
+        let event = try subscriber.waitFor("the recognition", after: seen) { $0.topic == prefix + "/event" }
+        #expect(!event.retained)
+        #expect(event.payload.hasPrefix(#"{"session":"s-1","outcome":"matched","time":""#), "\(event)")
+        #expect(event.payload.contains(#""reference":"\#(reference.id)","title":"#), "\(event)")
+        #expect(event.payload.hasSuffix(#","event":1}"#), "\(event)")
+        let last = try subscriber.waitFor("the last outcome", after: seen) { $0.topic == prefix + "/last" }
+        #expect(last.payload.contains(#""outcome":"matched""#) && last.payload.contains(reference.id), "\(last)")
+        _ = try subscriber.waitFor("idle again", after: seen) { $0.topic == prefix + "/state" && $0.payload == "idle" }
+        // The same session over the protocol.
+        let client = try daemon.connect()
+        #expect(try client.command("history").values("reference") == [reference.id])
+
+        seen = subscriber.messages.count
+        try broker.publish(prefix + "/command", "calm on")
+        _ = try subscriber.waitFor("calm on", after: seen) { $0.topic == prefix + "/calm" && $0.payload == "on" }
+        #expect(try client.command("status").value("calm") == "yes")
+        try broker.publish(prefix + "/command", "format disk")
+        let refusal = try subscriber.waitFor("the refusal", after: seen) {
+            $0.topic == prefix + "/reply" && $0.payload.contains(#""ok":false"#)
+        }
+        #expect(refusal.payload.contains("unknown command \\\"format disk\\\""), "\(refusal)")
+        // A clean stop says offline itself (a clean disconnect does not fire the last will).
+        seen = subscriber.messages.count
+        #expect(daemon.stop() == 0)
+        _ = try subscriber.waitFor("offline", after: seen) { $0.topic == prefix + "/availability" && $0.payload == "offline" }
+    }
+
+    @Test func aBrokerRestartIsSurvivedAndTheOutageLoggedOnce() throws {
+        let broker = try MosquittoBroker(name: "restart")
+        let prefix = "kiosks/hall-2"
+        let daemon = try daemon("mqtt-restart", broker.configuration(prefix: prefix))
+        defer { daemon.stop() }
+        _ = try waitForStatus(daemon) { $0 == "connected" }
+        broker.stop()
+        let down = try waitForStatus(daemon) { $0.hasPrefix("disconnected") }
+        #expect(down.contains("connection"), "\(down)")
+        // Listening and the history carry on while the broker is away.
+        let client = try daemon.connect()
+        let started = try client.command("listen")
+        let outcome = try client.waitForOutcome(try #require(started.value("session")))
+        #expect(outcome.value("state") == "matched", "\(outcome)")
+        // Several attempts fail meanwhile (1 s, 2 s); the log says so once.
+        usleep(3_500_000)
+        try broker.start()
+        _ = try waitForStatus(daemon, seconds: 20) { $0 == "connected" }
+        // The restarted broker forgot every retained message: the daemon published them again,
+        // with the outcome of the session it ran while the broker was away.
+        // (A subscriber may see them arrive live; one that comes after finds them retained.)
+        _ = try MQTTSubscriber(broker, prefix: prefix).waitFor("the last outcome") { $0.topic == prefix + "/last" }
+        let late = try MQTTSubscriber(broker, prefix: prefix)
+        let last = try late.waitFor("the last outcome") { $0.topic == prefix + "/last" }
+        #expect(last.retained && last.payload.contains(#""session":"s-1","outcome":"matched""#), "\(last)")
+        _ = try late.waitFor("online") { $0.topic == prefix + "/availability" && $0.payload == "online" && $0.retained }
+        let log = daemon.log
+        #expect(log.components(separatedBy: "no link to the broker").count == 2, "\(log)")
+        #expect(log.components(separatedBy: "MQTT: connected to").count == 3, "\(log)")
+    }
+
+    @Test func aWrongPasswordIsAClearErrorInStatusAndTheLog() throws {
+        let broker = try MosquittoBroker(name: "password", account: ("kiosk", "right horse battery"))
+        let prefix = "kiosks/hall-3"
+        let wrong = DaemonProcess.stateDirectory("mqtt-wrong") + ".password"
+        try "staple\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        let daemon = try daemon(
+            "mqtt-wrong", broker.configuration(prefix: prefix, extra: "mqtt_username = kiosk\nmqtt_password_file = \(wrong)\n"))
+        defer { daemon.stop() }
+        let status = try waitForStatus(daemon) { $0 != "disconnected (connecting)" }
+        #expect(status == "disconnected (the broker refused the connection: Connection Refused: not authorised)", "\(status)")
+        usleep(3_500_000)
+        let log = daemon.log
+        #expect(log.components(separatedBy: "Connection Refused: not authorised").count == 2, "\(log)")
+        // The protocol answers as ever.
+        #expect(try daemon.connect().command("status").value("state") == "idle")
+
+        let right = DaemonProcess.stateDirectory("mqtt-right") + ".password"
+        try "right horse battery\n".write(toFile: right, atomically: true, encoding: .utf8)
+        let good = try self.daemon(
+            "mqtt-right", broker.configuration(prefix: prefix + "b", extra: "mqtt_username = kiosk\nmqtt_password_file = \(right)\n"))
+        defer { good.stop() }
+        #expect(try waitForStatus(good) { $0 == "connected" } == "connected")
+    }
+
+    @Test func availabilityTurnsOfflineWhenTheDaemonIsKilled() throws {
+        let broker = try MosquittoBroker(name: "kill")
+        let prefix = "kiosks/hall-4"
+        let subscriber = try MQTTSubscriber(broker, prefix: prefix)
+        let daemon = try daemon("mqtt-kill", broker.configuration(prefix: prefix))
+        _ = try subscriber.waitFor("online") { $0.topic == prefix + "/availability" && $0.payload == "online" }
+        daemon.child.send(SIGKILL)
+        _ = daemon.child.waitForExit()
+        // The broker publishes the last will; a client arriving later finds it retained.
+        _ = try subscriber.waitFor("the last will") { $0.topic == prefix + "/availability" && $0.payload == "offline" }
+        let late = try MQTTSubscriber(broker, prefix: prefix)
+        let availability = try late.waitFor("retained availability") { $0.topic == prefix + "/availability" }
+        #expect(availability.retained && availability.payload == "offline", "\(availability)")
+    }
+}
