@@ -17,7 +17,12 @@ public struct Manifest: Sendable, Equatable {
         public var description: String { "manifest \(path): \(problem)" }
     }
 
-    public static let maximumBytes = 1 << 20
+    /// A manifest of the most recordings one catalog takes is about 1 MB; room for long metadata.
+    public static let maximumBytes = 4 << 20
+    /// Recordings one manifest may list: 100 hours of three- to five-minute pieces is 1,200–2,000.
+    /// The index holds more (`CatalogIndex.build`: the reference and frame bits share 31), but a
+    /// bound keeps a mistaken manifest from building for hours.
+    public static let maximumReferences = 4096
     static let limits: [String: Int] = ["title": 200, "creator": 200, "license": 100, "sourceFile": 255]
 
     public static func load(path: String) throws(Invalid) -> Manifest {
@@ -55,7 +60,9 @@ public struct Manifest: Sendable, Equatable {
         }
         guard case let .array(list)? = object["references"] else { throw fail("missing \"references\" (a list of recordings)") }
         guard !list.isEmpty else { throw fail("\"references\" is empty; a catalog needs at least one recording") }
-        guard list.count <= 256 else { throw fail("has \(list.count) references; at most 256 fit one catalog") }
+        guard list.count <= Self.maximumReferences else {
+            throw fail("has \(list.count) references; at most \(Self.maximumReferences) fit one catalog (split it between kiosks)")
+        }
 
         var references: [ReferenceAudio] = []
         var seen: [String: Int] = [:]

@@ -33,6 +33,25 @@ import Testing
         #expect(m.folder == "catalog")
     }
 
+    @Test func aHundredHourCatalogsManifestIsReadAndOneTooLongIsRefused() throws {
+        func pieces(_ count: Int) -> Data {
+            Self.manifest(
+                (0..<count).map {
+                    Self.reference(["id": "\"piece-\($0)\"", "sourceFile": "\"audio/piece-\($0).wav\""])
+                })
+        }
+        // 1,500 recordings, about 100 hours of three- to five-minute pieces (the limit was 256).
+        let big = pieces(1500)
+        #expect(big.count < Manifest.maximumBytes)
+        #expect(try Manifest.parse(big, path: "m.json").references.count == 1500)
+        do {
+            _ = try Manifest.parse(pieces(Manifest.maximumReferences + 1), path: "m.json")
+            Issue.record("a manifest over the limit was accepted")
+        } catch {
+            #expect(error.description.contains("has 4097 references; at most 4096 fit one catalog"), "\(error)")
+        }
+    }
+
     /// Built afresh at each use: a `Data` kept alive in a static is reported as leaked by
     /// LeakSanitizer at exit (scripts/sanitizers.sh address), which does not find its storage.
     static var bad: [(String, Data, String)] {
