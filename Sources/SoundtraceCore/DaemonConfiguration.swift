@@ -37,7 +37,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         ("mqtt_host", "the MQTT broker's host name or address (MQTT is off without it)"), ("mqtt_port", "1–65535 (default 1883)"),
         ("mqtt_topic_prefix", "topic levels such as soundtrace/hall-2 (default soundtrace/<hostname>)"),
         ("mqtt_username", "the broker's user name for this kiosk"), ("mqtt_password_file", "file holding that user's password"),
-        ("mqtt_tls_ca_file", "CA certificate (PEM) of the broker's TLS certificate")
+        ("mqtt_tls_ca_file", "CA certificate (PEM) of the broker's TLS certificate"),
+        ("mqtt_discovery", "yes or no: announce the kiosk to Home Assistant (default yes)")
     ]
 
     public struct Invalid: Error, Equatable, CustomStringConvertible {
@@ -138,6 +139,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 configuration.mqtt.username = value
             case "mqtt_password_file": configuration.mqtt.passwordFile = try path()
             case "mqtt_tls_ca_file": configuration.mqtt.tlsCAFile = try path()
+            case "mqtt_discovery": configuration.mqtt.discovery = try yesNo()
             default: configuration.idleTimeoutSeconds = try integer(10...86400)
             }
         }

@@ -12,6 +12,9 @@ public struct MQTTSettings: Sendable, Equatable {
     public var passwordFile: String?
     /// The CA certificate (PEM) that signs the broker's certificate; set, the link uses TLS.
     public var tlsCAFile: String?
+    /// Whether the kiosk announces itself to Home Assistant (`HomeAssistantDiscovery`); off, it
+    /// removes what it announced before.
+    public var discovery = true
     public init() {}
 
     public var isOn: Bool { host != nil }
@@ -31,7 +34,7 @@ public struct MQTTSettings: Sendable, Equatable {
         if host == nil {
             let set: [(String, Bool)] = [
                 ("mqtt_port", port != 1883), ("mqtt_topic_prefix", topicPrefix != nil), ("mqtt_username", username != nil),
-                ("mqtt_password_file", passwordFile != nil), ("mqtt_tls_ca_file", tlsCAFile != nil)
+                ("mqtt_password_file", passwordFile != nil), ("mqtt_tls_ca_file", tlsCAFile != nil), ("mqtt_discovery", !discovery)
             ]
             if let (key, _) = set.first(where: \.1) {
                 return "\(key) is set but mqtt_host is not, so MQTT is off; set mqtt_host to the broker's address or remove \(key)"

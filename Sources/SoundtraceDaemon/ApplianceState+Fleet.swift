@@ -74,6 +74,12 @@ extension Appliance {
     func attachFleet(_ fleet: FleetLink) {
         state.withLock { state in
             state.fleet = fleet
+            // Retained, so sent again on every connection like the rest; an empty one removes.
+            let discovery =
+                fleet.discovery
+                ? HomeAssistantDiscovery.messages(fleet.topics, version: SoundtraceVersion.current)
+                : HomeAssistantDiscovery.removals(fleet.topics)
+            for message in discovery { fleet.post(message.topic, message.payload, retained: true) }
             state.announce([.state, .catalog])
         }
     }

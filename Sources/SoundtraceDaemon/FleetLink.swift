@@ -23,6 +23,8 @@ final class FleetLink: Sendable {
     static let stopWaitMilliseconds = 2000
 
     let topics: FleetTopics
+    /// Whether to announce the kiosk to Home Assistant, or take that back (`mqtt_discovery`).
+    let discovery: Bool
     private let outbox = Guarded(FleetOutbox(capacity: FleetLink.outboxCapacity))
     private let standing = Guarded(Standing.connecting)
     private let stopping = Guarded(false)
@@ -31,7 +33,10 @@ final class FleetLink: Sendable {
     /// Raised by the link's thread as it ends.
     let finished = WakeSignal()
 
-    init(topics: FleetTopics) { self.topics = topics }
+    init(topics: FleetTopics, discovery: Bool = true) {
+        self.topics = topics
+        self.discovery = discovery
+    }
 
     /// Hands a message to the link's thread. Safe from any thread and inside the appliance's lock.
     func post(_ message: FleetOutbox.Message) {

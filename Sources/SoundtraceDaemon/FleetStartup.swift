@@ -22,7 +22,7 @@ enum FleetStartup {
         }
         do {
             let client = try MosquittoClient(options)
-            return (FleetLink(topics: topics), client)
+            return (FleetLink(topics: topics, discovery: settings.discovery), client)
         } catch {
             throw DaemonStartup.Failure(description: "MQTT (mqtt_host = \(host)): \(error)")
         }

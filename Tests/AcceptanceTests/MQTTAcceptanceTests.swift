@@ -129,6 +129,36 @@ import Testing
         #expect(try waitForStatus(good) { $0 == "connected" } == "connected")
     }
 
+    @Test func homeAssistantFindsTheKioskAndLosesItWhenDiscoveryIsTurnedOff() throws {
+        let broker = try MosquittoBroker(name: "discovery")
+        let prefix = "kiosks/hall-5"
+        let entities = [("sensor", "state"), ("sensor", "last"), ("button", "listen")].map {
+            "homeassistant/\($0)/kiosks_hall-5/\($1)/config"
+        }
+        let assistant = try MQTTSubscriber(broker, prefix: "homeassistant")
+        let daemon = try daemon("mqtt-discovery", broker.configuration(prefix: prefix))
+        for topic in entities {
+            let config = try assistant.waitFor(topic) { $0.topic == topic && !$0.payload.isEmpty }
+            #expect(config.payload.contains(#""availability_topic":"kiosks/hall-5/availability""#), "\(config)")
+            #expect(config.payload.contains(#""device":{"identifiers":["kiosks_hall-5"]"#), "\(config)")
+        }
+        let button = try assistant.waitFor("the button") { $0.topic == entities[2] }
+        #expect(button.payload.contains(#""command_topic":"kiosks/hall-5/command","payload_press":"listen""#), "\(button)")
+        #expect(daemon.stop() == 0)
+
+        // The same kiosk with mqtt_discovery = no takes its entities back: empty retained messages.
+        let seen = assistant.messages.count
+        let quiet = try self.daemon("mqtt-discovery-off", broker.configuration(prefix: prefix, extra: "mqtt_discovery = no\n"))
+        defer { quiet.stop() }
+        for topic in entities {
+            _ = try assistant.waitFor("the removal of \(topic)", after: seen) { $0.topic == topic && $0.payload.isEmpty }
+        }
+        // Home Assistant starting now finds none of them.
+        let late = try MQTTSubscriber(broker, prefix: "homeassistant")
+        usleep(500_000)
+        #expect(late.messages.allSatisfy { !$0.topic.hasSuffix("/config") }, "\(late.messages)")
+    }
+
     @Test func availabilityTurnsOfflineWhenTheDaemonIsKilled() throws {
         let broker = try MosquittoBroker(name: "kill")
         let prefix = "kiosks/hall-4"

@@ -23,6 +23,8 @@ import Testing
         #expect(m.topicPrefix(hostname: "ignored") == "museum/floor-1/kiosk-3")
         #expect(m.username == "kiosk3" && m.passwordFile == "/etc/soundtrace/mqtt-password")
         #expect(m.tlsCAFile == "/etc/ssl/certs/museum-ca.pem")
+        #expect(m.discovery)
+        #expect(!(try DaemonConfiguration.parse(text + "\nmqtt_discovery = no", file: "c.conf").mqtt.discovery))
     }
 
     @Test func addressesAreHosts() throws {
@@ -50,7 +52,9 @@ import Testing
         ("mqtt_host = b\nmqtt_tls_ca_file = ca.pem", "c.conf:2: 'mqtt_tls_ca_file' must be an absolute path"),
         ("mqtt_port = 1884", "c.conf: mqtt_port is set but mqtt_host is not, so MQTT is off; set mqtt_host"),
         ("mqtt_username = k", "c.conf: mqtt_username is set but mqtt_host is not"),
-        ("mqtt_host = b\nmqtt_password_file = /etc/p", "c.conf: mqtt_password_file is set without mqtt_username")
+        ("mqtt_host = b\nmqtt_password_file = /etc/p", "c.conf: mqtt_password_file is set without mqtt_username"),
+        ("mqtt_host = b\nmqtt_discovery = maybe", "c.conf:2: 'mqtt_discovery' must be yes or no, got 'maybe'"),
+        ("mqtt_discovery = no", "c.conf: mqtt_discovery is set but mqtt_host is not")
     ]
 
     @Test(arguments: bad.map(\.0))
