@@ -14,14 +14,14 @@ repo=$(cd "$here/../.." && pwd)
 out=${1:-/tmp/soundtrace-fuzz/$(printf '%s' "$here" | cksum | cut -d ' ' -f 1)/build}
 shift $(( $# > 0 ? 1 : 0 ))
 command -v swiftc >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
-mkdir -p "$out/maps/CKissFFT" "$out/maps/CGPIOD"
+mkdir -p "$out/maps/CKissFFT" "$out/maps/CGPIOD" "$out/maps/CMosquitto"
 [ -f "$repo/Sources/CKissFFT/vendor/kiss_fft.c" ] || "$repo/scripts/fetch-kissfft.sh"
 
 # -O as in the shipped build (bounds and overflow checks stay on); -enable-testing so harnesses
 # reach internal parsers through @testable import; Swift 6 mode, as Package.swift sets.
 swift_flags=(-swift-version 6 -O -enable-testing -sanitize=fuzzer,address -parse-as-library -I "$out"
              -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$out/maps/CGPIOD" -I "$repo/Sources/CLibmd"
-             -I "$repo/Sources/CJansson")
+             -I "$repo/Sources/CJansson" -I "$out/maps/CMosquitto" -I "$repo/Sources/CLibmosquitto")
 
 # Whether $1 is missing or older than any of the other files.
 stale() {
@@ -58,10 +58,23 @@ if stale "$out/CGPIOD.o" "$repo/Sources/CGPIOD" "$0"; then
   ld -r -o "$out/CGPIOD.o" "$out/CGPIOD-v1.o" "$out/CGPIOD-v2.o"
 fi
 
+# The MQTT loader (Sources/CMosquitto, which SoundtracePlatform imports) likewise: a module map for
+# its header and one object; it dlopens libmosquitto itself, so nothing more is linked.
+printf 'module CMosquitto {\n    header "%s"\n    export *\n}\n' "$repo/Sources/CMosquitto/include/soundtrace_mosquitto.h" \
+  > "$out/maps/CMosquitto/module.modulemap.new"
+cmp -s "$out/maps/CMosquitto/module.modulemap.new" "$out/maps/CMosquitto/module.modulemap" 2>/dev/null \
+  || mv "$out/maps/CMosquitto/module.modulemap.new" "$out/maps/CMosquitto/module.modulemap"
+rm -f "$out/maps/CMosquitto/module.modulemap.new"
+if stale "$out/CMosquitto.o" "$repo/Sources/CMosquitto" "$0"; then
+  echo "build: CMosquitto"
+  clang -O2 -fsanitize=fuzzer-no-link,address -I "$repo/Sources/CMosquitto/include" \
+    -c "$repo/Sources/CMosquitto/mosquitto_loader.c" -o "$out/CMosquitto.o"
+fi
+
 # module NAME: one object and module for Sources/NAME, in dependency order.
 module() {
   local name=$1
-  if stale "$out/$name.o" "$repo/Sources/$name" "$0" "$out/CKissFFT.o" "$out/CGPIOD.o" $(printf '%s ' "${built[@]/#/$out/}"); then
+  if stale "$out/$name.o" "$repo/Sources/$name" "$0" "$out/CKissFFT.o" "$out/CGPIOD.o" "$out/CMosquitto.o" $(printf '%s ' "${built[@]/#/$out/}"); then
     echo "build: $name"
     swiftc "${swift_flags[@]}" -module-name "$name" -wmo -c -emit-module -emit-module-path "$out/$name.swiftmodule" \
       -o "$out/$name.o" "$repo"/Sources/"$name"/*.swift
@@ -81,8 +94,8 @@ objects() {
   case "$1" in
     config) echo SoundtraceCore.o ;;
     catalog|wav) echo CKissFFT.o SoundtraceFingerprint.o ;;
-    request|faults) echo SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o CGPIOD.o SoundtracePlatform.o ;;
-    manifest|reply) echo CKissFFT.o SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
+    request|faults) echo SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o CGPIOD.o CMosquitto.o SoundtracePlatform.o ;;
+    manifest|reply) echo CKissFFT.o SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o CMosquitto.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
     *) echo "build: no module list for harness '$1'" >&2; return 1 ;;
   esac
 }
