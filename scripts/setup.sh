@@ -13,8 +13,9 @@ packages+=(python3-pip)
 packages+=(librsvg2-bin)
 packages+=(iproute2 util-linux)
 # soundtraced's MQTT link: libmosquitto's header to build (the daemon loads libmosquitto1 at run
-# time), and a real broker and its command-line clients for MQTTAcceptanceTests.
-packages+=(libmosquitto-dev mosquitto mosquitto-clients)
+# time), and a real broker and its command-line clients for MQTTAcceptanceTests, which makes the
+# TLS broker's certificates with the openssl command.
+packages+=(libmosquitto-dev mosquitto mosquitto-clients openssl)
 # Deployment tests: systemd-analyze and systemd-sysusers (systemd), dpkg-shlibdeps (dpkg-dev),
 # objdump and strip (binutils), for the unit, install.sh and build-deb.sh.
 packages+=(systemd dpkg-dev binutils gzip procps)

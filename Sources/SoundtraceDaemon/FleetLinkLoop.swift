@@ -61,7 +61,7 @@ final class FleetLinkLoop {
                 return "stopping"
             }
             let socket = client.descriptor
-            guard socket >= 0 else { return refusal ?? "the connection was lost" }
+            guard socket >= 0 else { return refusal ?? client.failure ?? "the connection was lost" }
             // libmosquitto counts keepalive in whole seconds: a second more, so the ping is due when we wake.
             let due = min(lastRead, lastWrite) + Int64(FleetLink.keepAliveSeconds + 1) * 1000
             var fds = [
@@ -91,7 +91,7 @@ final class FleetLinkLoop {
                 case let .refused(reason): refusal = reason
                 case let .disconnected(reason):
                     connected = false
-                    return refusal ?? reason
+                    return refusal ?? client.failure ?? reason
                 case let .message(topic, payload):
                     if topic == link.topics.command { command(payload) }
                 }

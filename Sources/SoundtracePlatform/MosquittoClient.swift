@@ -109,8 +109,26 @@ public final class MosquittoClient {
             if rc == MOSQ_ERR_ERRNO.rawValue {
                 throw Failure(description: "cannot connect to \(options.host) port \(options.port): \(String(cString: strerror(cause)))")
             }
-            throw Failure(description: "cannot connect to \(options.host) port \(options.port): \(reason(rc))")
+            throw Failure(description: "cannot connect to \(options.host) port \(options.port): \(explained(rc))")
         }
+        failure = nil
+    }
+
+    /// Why the connection's last read or write failed, when one did (a TLS handshake may fail
+    /// there rather than in `connect`); nil after a new `connect`.
+    public private(set) var failure: String?
+
+    /// libmosquitto's sentence for `rc`, and for a TLS error what to check: it says no more than
+    /// "a TLS error", and these are the usual causes.
+    private func explained(_ rc: Int32) -> String {
+        guard rc == MOSQ_ERR_TLS.rawValue, let ca = options.tlsCAFile else { return reason(rc) }
+        return
+            "\(reason(rc)) (is the broker's certificate signed by the CA in mqtt_tls_ca_file \(ca), does it name \(options.host), and does the port serve TLS?)"
+    }
+
+    private func noteFailure(_ rc: Int32) {
+        guard rc != MOSQ_ERR_SUCCESS.rawValue, rc != MOSQ_ERR_NO_CONN.rawValue, rc != MOSQ_ERR_CONN_LOST.rawValue else { return }
+        failure = "the connection to \(options.host) port \(options.port) failed: \(explained(rc))"
     }
 
     /// The connection's socket, -1 while there is none.
@@ -126,10 +144,10 @@ public final class MosquittoClient {
     }
 
     /// Reads what the socket holds.
-    public func read() { if let handle { _ = library.pointee.loop_read(handle, 1) } }
+    public func read() { if let handle { noteFailure(library.pointee.loop_read(handle, 1)) } }
 
     /// Writes what waits.
-    public func write() { if let handle { _ = library.pointee.loop_write(handle, 1) } }
+    public func write() { if let handle { noteFailure(library.pointee.loop_write(handle, 1)) } }
 
     /// Sends the keepalive ping when it is due, or ends a link whose broker stopped answering.
     public func keepAlive() { if let handle { _ = library.pointee.loop_misc(handle) } }

@@ -159,6 +159,36 @@ import Testing
         #expect(late.messages.allSatisfy { !$0.topic.hasSuffix("/config") }, "\(late.messages)")
     }
 
+    @Test func aTLSBrokerIsReachedWithItsCAAndRefusedWithAnother() throws {
+        let broker = try MosquittoBroker(name: "tls", tls: true)
+        let prefix = "kiosks/hall-6"
+        let good = try daemon(
+            "mqtt-tls", broker.configuration(prefix: prefix, extra: "mqtt_tls_ca_file = \(broker.directory)/ca.pem\n"))
+        defer { good.stop() }
+        #expect(try waitForStatus(good) { $0 == "connected" } == "connected")
+        #expect(good.log.contains("MQTT: connected to 127.0.0.1"), "\(good.log)")
+
+        // A CA that did not sign the broker's certificate: refused, and status says what to check.
+        let stranger = broker.directory + "/stranger"
+        try FileManager.default.createDirectory(atPath: stranger, withIntermediateDirectories: true)
+        try MosquittoBroker.makeCertificates(in: stranger, serverToo: false)
+        let wrong = try daemon(
+            "mqtt-tls-wrong", broker.configuration(prefix: prefix + "b", extra: "mqtt_tls_ca_file = \(stranger)/ca.pem\n"))
+        defer { wrong.stop() }
+        let status = try waitForStatus(wrong) { $0 != "disconnected (connecting)" }
+        // The handshake fails inside the connect or on the first read, as timing has it; either way
+        // status names the broker and what to check.
+        #expect(status.contains("127.0.0.1 port \(broker.port)"), "\(status)")
+        #expect(
+            status.contains("A TLS error occurred (is the broker's certificate signed by the CA in mqtt_tls_ca_file \(stranger)/ca.pem"),
+            "\(status)")
+        // Plain TCP to the TLS port does not connect either.
+        let plain = try daemon("mqtt-tls-plain", broker.configuration(prefix: prefix + "c"))
+        defer { plain.stop() }
+        usleep(1_500_000)
+        #expect(try waitForStatus(plain) { $0 != "connected" } != "connected")
+    }
+
     @Test func availabilityTurnsOfflineWhenTheDaemonIsKilled() throws {
         let broker = try MosquittoBroker(name: "kill")
         let prefix = "kiosks/hall-4"

@@ -12,12 +12,18 @@ final class MosquittoBroker {
 
     static let binary = "/usr/sbin/mosquitto"
 
-    /// Starts the broker; `account` (user, password) turns anonymous access off.
-    init(name: String, account: (String, String)? = nil) throws {
+    /// Starts the broker; `account` (user, password) turns anonymous access off; `tls` serves TLS
+    /// only, with a certificate for 127.0.0.1 signed by a CA made for this broker (`ca.pem` in
+    /// `directory`).
+    init(name: String, account: (String, String)? = nil, tls: Bool = false) throws {
         directory = Microphones.shared.directory + "/broker-\(name)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         port = try Self.freePort()
         var config = "listener \(port) 127.0.0.1\npersistence false\nlog_dest stderr\n"
+        if tls {
+            try Self.makeCertificates(in: directory)
+            config += "cafile \(directory)/ca.pem\ncertfile \(directory)/server.pem\nkeyfile \(directory)/server.key\n"
+        }
         if let (user, password) = account {
             let passwords = directory + "/passwords"
             let made = try ChildProcess(
@@ -58,6 +64,35 @@ final class MosquittoBroker {
     /// The `mqtt_*` lines of a daemon configuration for this broker.
     func configuration(prefix: String, extra: String = "") -> String {
         "mqtt_host = 127.0.0.1\nmqtt_port = \(port)\nmqtt_topic_prefix = \(prefix)\n" + extra
+    }
+
+    /// A CA (`ca.pem`) and a server certificate for 127.0.0.1 and localhost signed by it
+    /// (`server.pem`, `server.key`), made with the openssl command; also a CA of its own.
+    static func makeCertificates(in folder: String, serverToo: Bool = true) throws {
+        func openssl(_ arguments: [String]) throws {
+            let run = try ChildProcess(path: "/usr/bin/openssl", arguments: arguments, environment: [:], stderr: folder + "/openssl.log")
+            guard run.waitForExit() == 0 else {
+                throw TestFailure(
+                    "openssl \(arguments.prefix(2).joined(separator: " ")) failed: \((try? String(contentsOfFile: folder + "/openssl.log", encoding: .utf8)) ?? "")"
+                )
+            }
+        }
+        try openssl([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/ca.key", "-out", folder + "/ca.pem", "-days", "2",
+            "-subj", "/CN=Soundtrace test CA"
+        ])
+        guard serverToo else { return }
+        try openssl([
+            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/server.key", "-out", folder + "/server.csr", "-subj",
+            "/CN=localhost"
+        ])
+        try "subjectAltName = IP:127.0.0.1, DNS:localhost\n".write(toFile: folder + "/server.ext", atomically: true, encoding: .utf8)
+        try openssl([
+            "x509", "-req", "-in", folder + "/server.csr", "-CA", folder + "/ca.pem", "-CAkey", folder + "/ca.key", "-CAcreateserial",
+            "-out", folder + "/server.pem", "-days", "2", "-extfile", folder + "/server.ext"
+        ])
+        // mosquitto started as root reads its files as the mosquitto user.
+        chmod(folder + "/server.key", 0o644)
     }
 
     /// Publishes one message with `mosquitto_pub`.
