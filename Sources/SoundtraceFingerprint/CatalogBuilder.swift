@@ -58,11 +58,12 @@ public enum CatalogBuilder {
         do {
             index = try CatalogIndex.build(
                 landmarks: fingerprints.map(\.landmarks), hashBits: parameters.hashBits,
-                directoryBits: parameters.directoryBits)
+                minimumDirectoryBits: parameters.directoryBits)
         } catch {
             switch error {
             case let .tooManyReferences(count, max):
-                throw .cannotBuild(detail: "\(count) references is more than the \(max) one catalog can hold; split the catalog")
+                throw .cannotBuild(
+                    detail: "\(count) references of this length are more than the \(max) one catalog can hold; split the catalog")
             case let .referenceTooLong(frames, maxFrames):
                 throw .cannotBuild(
                     detail: "a reference has \(frames) frames, more than the \(maxFrames) one catalog entry can address; shorten it")

@@ -1,7 +1,9 @@
 /// The landmark index of a catalog: entries sorted by hash, found through a directory of the top
 /// hash bits. Each entry packs the remaining hash bits, the reference number and the anchor frame
-/// into 32 bits, which keeps the index near 4 bytes per landmark. The words stay where they are
-/// stored: a loaded catalog reads them from its mapped file (see `IndexWords`).
+/// into 32 bits, which keeps the index near 4 bytes per landmark. A big catalog needs more bits for
+/// its references and frames: the directory then takes more of the hash, so that entries stay 4
+/// bytes and only the directory grows (4 bytes per bucket, at most 4 MiB). The words stay where
+/// they are stored: a loaded catalog reads them from its mapped file (see `IndexWords`).
 public struct CatalogIndex: Sendable, Equatable {
     public let hashBits: Int
     public let directoryBits: Int
@@ -20,18 +22,26 @@ public struct CatalogIndex: Sendable, Equatable {
     }
 
     /// Builds the index of `landmarks[r]` for references r = 0, 1, ….
-    public static func build(landmarks: [[Landmark]], hashBits: Int, directoryBits: Int) throws(Failure) -> CatalogIndex {
-        let lowBits = hashBits - directoryBits
-        let referenceBits = max(1, Int.bitWidth - max(0, landmarks.count - 1).leadingZeroBitCount)
+    /// `minimumDirectoryBits` is the directory's width when the references and their frames fit in
+    /// the bits an entry has left (every catalog up to about 70 hours); beyond that the directory
+    /// widens by as many bits as they lack, up to `hashBits - 1`.
+    public static func build(landmarks: [[Landmark]], hashBits: Int, minimumDirectoryBits: Int) throws(Failure) -> CatalogIndex {
+        let referenceBits = bitsToHold(landmarks.count - 1)
+        let lastFrame = landmarks.lazy.compactMap { $0.lazy.map(\.frame).max() }.max() ?? 0
+        let neededFrameBits = bitsToHold(lastFrame)
+        // An entry keeps at least one hash bit, so that a bucket's entries still sort by hash.
+        let widestRoom = 31
+        guard referenceBits + neededFrameBits <= widestRoom else {
+            if neededFrameBits > widestRoom - 1 { throw .referenceTooLong(frames: lastFrame, maxFrames: (1 << (widestRoom - 1)) - 1) }
+            throw .tooManyReferences(landmarks.count, max: 1 << (widestRoom - neededFrameBits))
+        }
+        let lowBits = min(hashBits - minimumDirectoryBits, 32 - referenceBits - neededFrameBits)
+        let directoryBits = hashBits - lowBits
         let frameBits = 32 - lowBits - referenceBits
-        guard frameBits >= 16 else { throw .tooManyReferences(landmarks.count, max: 1 << (32 - lowBits - 16)) }
         var keys: [UInt64] = []
         keys.reserveCapacity(landmarks.reduce(0) { $0 + $1.count })
         for (reference, list) in landmarks.enumerated() {
             for landmark in list {
-                guard landmark.frame < 1 << frameBits else {
-                    throw .referenceTooLong(frames: landmark.frame, maxFrames: (1 << frameBits) - 1)
-                }
                 keys.append(UInt64(landmark.hash) << 32 | UInt64(reference) << frameBits | UInt64(landmark.frame))
             }
         }
@@ -50,6 +60,9 @@ public struct CatalogIndex: Sendable, Equatable {
             hashBits: hashBits, directoryBits: directoryBits, referenceBits: referenceBits,
             frameBits: frameBits, directory: IndexWords(copying: directory), entries: IndexWords(copying: entries))
     }
+
+    /// Bits of an unsigned number that can hold `value` (at least one).
+    private static func bitsToHold(_ value: Int) -> Int { max(1, Int.bitWidth - max(0, value).leadingZeroBitCount) }
 
     /// An index from stored parts, as they are; `validate` checks that they are consistent.
     init(

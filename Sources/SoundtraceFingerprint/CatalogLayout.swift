@@ -87,8 +87,8 @@ struct CatalogLayout {
     /// The SHA-256 of everything a start-up check reads: the bytes from the magic to the end of
     /// the index directory (header, parameters, references, index header and directory), then the
     /// 8-byte headers of the signatures and levels sections. About 100 bytes per reference plus
-    /// 32 KiB of directory, however long the recordings: the bulk (index entries, signatures,
-    /// levels) is covered by the content hash alone.
+    /// the directory (32 KiB up to about 70 hours of audio, 1 MiB at 100; `CatalogIndex.build`):
+    /// the bulk (index entries, signatures, levels) is covered by the content hash alone.
     func structureDigest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(UnsafeRawBufferPointer(rebasing: bytes[0..<directoryEnd]))
