@@ -324,7 +324,7 @@ def prepare(work: Path, sizes: list[int], jobs: int) -> dict:
     if need > 0:
         # Generate enough MIDI (about 4 minutes a piece on average), then render the prefix
         # whose MIDI length covers the need with 2 % to spare (the rendered length differs a little).
-        count = 64
+        count = int(need / 200) + 64  # pieces last about 4 minutes: a fifth to spare, rarely doubled
         while True:
             listed = generated_pieces(work, GEN_SEED, count)
             total, k = 0.0, 0
@@ -388,6 +388,51 @@ def section_sizes(path: Path) -> dict[str, int]:
             sizes[tag] = length + 8
             f.seek(length, 1)
     return sizes
+
+
+def max_entries_per_hash() -> int:
+    """EngineParameters.maxEntriesPerHash: a hash with more index entries than this never votes."""
+    text = (REPO_ROOT / "Sources" / "SoundtraceFingerprint" / "EngineParameters.swift").read_text()
+    m = re.search(r"var maxEntriesPerHash = (\d+)", text)
+    return int(m.group(1)) if m else 64
+
+
+def index_stats(path: Path, limit: int) -> dict:
+    """Distinct hashes in the index, and the share of its entries whose hash has more than `limit`
+    entries: those the matcher skips as too common (QueryMatcher, CatalogIndex.lookup), so a
+    query's hits on them are lost, the right reference's as much as any other's."""
+    import array
+    data = path.read_bytes()
+    pos, body = 12, None
+    while pos + 8 <= len(data):
+        length = int.from_bytes(data[pos + 4:pos + 8], "little")
+        if data[pos:pos + 4] == b"INDX":
+            body = memoryview(data)[pos + 8:pos + 8 + length]
+            break
+        pos += 8 + length
+    if body is None:
+        return {}
+    hash_bits, dir_bits, n = body[0], body[1], int.from_bytes(body[4:8], "little")
+    shift = 32 - (hash_bits - dir_bits)
+    start = 8 + 4 * ((1 << dir_bits) + 1)
+    directory, entries = array.array("I"), array.array("I")
+    directory.frombytes(body[8:start])
+    entries.frombytes(body[start:start + 4 * n])
+    if sys.byteorder != "little":
+        directory.byteswap()
+        entries.byteswap()
+    hashes = muted = 0
+    for b in range(1 << dir_bits):
+        i, hi = directory[b], directory[b + 1]
+        while i < hi:
+            h, j = entries[i] >> shift, i + 1
+            while j < hi and entries[j] >> shift == h:
+                j += 1
+            hashes += 1
+            if j - i > limit:
+                muted += j - i
+            i = j
+    return {"entries": n, "hashes": hashes, "mutedEntries": muted, "limit": limit, "directoryBits": dir_bits}
 
 
 def build(work: Path, binary: Path, hours: int, manifest: Path, rebuild: bool) -> dict:
@@ -597,6 +642,10 @@ def report(sizes, builds, start_rows, start_text, costs, walls, accuracy, prep, 
         lambda h: f"{builds[h]['bytes'] / 1e6:.1f}, {builds[h]['bytes'] / builds[h]['audioSeconds']:.0f}")
     row("index section: bytes per audio second",
         lambda h: f"{builds[h]['sections']['INDX'] / builds[h]['audioSeconds']:.0f}")
+    row("index: entries, distinct hashes, directory bits",
+        lambda h: f"{builds[h]['index']['entries'] / 1e6:.1f} M, {builds[h]['index']['hashes'] / 1e3:,.0f} k, {builds[h]['index']['directoryBits']}")
+    row("index entries too common to vote (hash with > maxEntriesPerHash entries)",
+        lambda h: f"{100 * builds[h]['index']['mutedEntries'] / builds[h]['index']['entries']:.1f} % (> {builds[h]['index']['limit']})")
     row("start→ready ms, median (max)", lambda h: start_rows[h][3])
     row("idle RSS / anon / file / PSS MiB", lambda h: start_rows[h][5])
     row("anon memory a session adds (after − idle), MiB",
@@ -679,6 +728,9 @@ def main() -> int:
         builds[h]["real"] = sum(t["kind"] == "real" for t in tracks)
         if builds[h].get("ok"):
             catalogs[h] = work / f"catalog-{h}h.catalog"
+            if "index" not in builds[h]:
+                builds[h]["index"] = index_stats(catalogs[h], max_entries_per_hash())
+                save_json(work / f"catalog-{h}h.build.json", {k: v for k, v in builds[h].items() if k != "real"})
     one_hour = subset(prep["pool"], sizes[0])
 
     queries, pos_jobs, neg_jobs = plan_queries(work, one_hour, prep["held"], prep["heldGenerated"])
