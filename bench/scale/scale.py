@@ -87,10 +87,10 @@ GEN_SEED = 1  # the generated catalog pieces: compose.py --generate N --seed 1
 NEG_SEED = 2  # held-out generated pieces (negatives): --seed 2
 NEG_GENERATED = 8
 HELD_PER_PACKAGE = 2  # real tracks per package kept out of every catalog (negatives)
-# Real tracks longer than this stay out of the pool: catalog format 4 gives an entry 16 frame bits
-# when a catalog has 129-256 references, i.e. 65,535 frames (17.5 min) per recording, and the
-# build refuses longer ones (planetblupi-music-ogg has four loops of 20-29 min). A fixed rule, so
-# the pool stays the same when the index changes.
+# Real tracks longer than this stay out of the pool: catalog format 4 before c12d3e7 gave an entry
+# 16 frame bits when a catalog had 129-256 references, i.e. 65,535 frames (17.5 min) per recording,
+# and the build refused longer ones (planetblupi-music-ogg has four loops of 20-29 min). The index
+# takes them now; the rule stays so that the pool does not change with the engine.
 MAX_TRACK_SECONDS = 1020
 GEN_CREATOR = "Soundtrace project (catalog/compose.py --generate)"
 # fluidsynth at 22.05 kHz: half the synthesis work of render.sh's 44.1 kHz, and the 8 kHz result
