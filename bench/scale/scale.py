@@ -267,7 +267,10 @@ def render(mid: Path, out: Path, tmpdir: Path) -> None:
 
 def generated_pieces(work: Path, seed: int, count: int) -> list[dict]:
     """The MIDI of pieces 0..count-1 of `seed` (compose.py --generate), listed; cached per count."""
-    mdir = work / "midi" / f"seed{seed}-{count}"
+    # Piece i of a seed is the same whatever the batch: a bigger batch composed before will do.
+    batches = sorted((int(m.group(1)), d) for d in (work / "midi").glob(f"seed{seed}-*")
+                     if (m := re.fullmatch(rf"seed{seed}-(\d+)", d.name)) and (d / "generated" / "pieces.tsv").exists())
+    mdir = next((d for n, d in batches if n >= count), work / "midi" / f"seed{seed}-{count}")
     tsv = mdir / "generated" / "pieces.tsv"
     if not tsv.exists():
         tmp = work / "midi" / f".tmp-seed{seed}-{count}-{os.getpid()}"
@@ -277,7 +280,7 @@ def generated_pieces(work: Path, seed: int, count: int) -> list[dict]:
         shutil.rmtree(mdir, ignore_errors=True)
         tmp.rename(mdir)
     out = []
-    for line in tsv.read_text().splitlines():
+    for line in tsv.read_text().splitlines()[:count]:
         ident, seconds, title, bpm, metre, programs = line.split("\t")
         out.append({"id": ident, "midi": str(mdir / "generated" / f"{ident}.mid"), "title": title,
                     "midiSeconds": float(seconds), "package": "generated", "license": "CC0-1.0",
