@@ -12,6 +12,7 @@ result does not depend on the platform's maths library.
 Usage:
     python3 compose.py OUTDIR
     python3 compose.py --derivatives OUTDIR
+    python3 compose.py --generate N [--seed S] [--first K] OUTDIR
 
 The first form writes
     OUTDIR/catalog/<id>.mid    the reference catalog pieces (about 100 s each)
@@ -25,7 +26,14 @@ the second form writes only
                                for note and in the same sound (see "Derivative
                                pieces" below: the hard negatives for "same drum
                                loop / bass line / melody, different recording")
-and each prints one line per file with its length in seconds to stderr.
+and the third writes
+    OUTDIR/generated/gen-s<S>-<i>.mid
+                               N (or N - K) generated pieces of 2-6 minutes,
+                               each composed from its own seed (see
+                               "Generated pieces": filler music for the
+                               scale benchmark, bench/scale), and
+                               OUTDIR/generated/pieces.tsv listing them;
+each prints one line per file with its length in seconds to stderr.
 
 The MIDI files are format 1, 480 ticks per quarter note: track 0 carries the
 track name, time signature, key signature and tempo map; every further track
@@ -2047,6 +2055,286 @@ def derivative(ident, fn, part, keep, role, take=1):
     return song
 
 
+# ---------------------------------------------------------------------------
+# Generated pieces (NOT the sample catalog): filler for the scale benchmark
+# ---------------------------------------------------------------------------
+#
+# `compose.py --generate N [--seed S] OUTDIR` writes N pieces, each composed
+# from its own seed ("generated/S/i"): key, mode, metre, tempo, length
+# (about 2-6 minutes), form, chord progressions, melodies, bass and drum
+# patterns, accompaniment figure and every instrument are drawn from that
+# seed, so two pieces are different music, not speed or pitch variants of one
+# another.  bench/scale uses them to fill its 1/10/100-hour catalogs beyond
+# the real music it finds in Debian packages.  They are deterministic like
+# everything in this file (the same N and S give the same bytes).
+
+GEN_CHORDS = {
+    "major": ("I", "ii", "iii", "IV", "V", "vi", "ii7", "iii7", "vi7", "IVmaj7", "Imaj7", "V7", "Iadd9",
+              "V7sus4", "IVadd9", "bVII", "I/3", "IV6"),
+    "minor": ("i", "iv", "v", "bVI", "bVII", "bIII", "V7", "iv7", "i7", "bVImaj7", "bIIImaj7", "iih7",
+              "V", "iadd9", "bVII7"),
+    "dorian": ("i7", "IV", "ii", "bVII", "v7", "bIII", "i", "IV7", "bIIImaj7", "i9", "v"),
+    "mixolydian": ("I", "bVII", "IV", "v", "ii", "vi", "I7", "bVIIadd9", "IVmaj7", "v7", "Iadd9"),
+}
+GEN_TONIC = {"major": "I", "minor": "i", "dorian": "i7", "mixolydian": "I"}
+GEN_CADENCE = {"major": ("V", "V7", "V7sus4", "IV"), "minor": ("V7", "V", "bVII", "iv"),
+               "dorian": ("IV", "bVII", "v7"), "mixolydian": ("bVII", "IV", "v")}
+# General MIDI programs by role.
+GEN_LEAD = (0, 4, 6, 11, 13, 16, 19, 21, 22, 24, 26, 40, 41, 56, 57, 60, 64, 65, 66, 68, 69, 70, 71, 72,
+            73, 74, 75, 79, 80, 81, 82, 84, 104, 105, 108)
+GEN_COMP = (0, 1, 2, 4, 5, 6, 7, 8, 12, 16, 17, 18, 24, 25, 27, 28, 45, 46, 48, 49, 50, 52, 88, 89, 90,
+            91, 92, 94, 95)
+GEN_PAD = (48, 49, 50, 51, 52, 53, 54, 61, 89, 91, 92, 94, 95, 19, 20)
+GEN_BASS = (32, 33, 34, 35, 36, 37, 38, 39, 43, 42, 58, 70)
+GEN_KITS = (0, 8, 16, 24, 25, 32, 40)
+GEN_CELLS34 = [
+    ((0, 1), (1, 1), (2, 1)), ((0, 2), (2, 1)), ((0, 1.5), (1.5, 0.5), (2, 1)),
+    ((0, 1), (1, 0.5), (1.5, 0.5), (2, 1)), ((0, 0.5), (0.5, 0.5), (1, 2)), ((0, 3),),
+    ((0, 1), (1, 2)), ((0.5, 0.5), (1, 1), (2, 1)),
+]
+GEN_LONG34 = [((0, 3),), ((0, 2), (2, 1))]
+GEN_WORDS = ("Amber", "Quarry", "Lantern", "Drift", "Meadow", "Harbor", "Cinder", "Willow", "Signal",
+             "Tundra", "Copper", "Orchid", "Ferry", "Granite", "Marble", "Juniper", "Beacon", "Canyon",
+             "Hollow", "Prism", "Saffron", "Cobalt", "Thistle", "Ember", "Glacier", "Sparrow", "Velvet",
+             "Compass", "Lagoon", "Ridge", "Almanac", "Basalt", "Cedar", "Dune", "Estuary", "Falcon")
+NOTE_NAMES = ("C", "D-flat", "D", "E-flat", "E", "F", "F-sharp", "G", "A-flat", "A", "B-flat", "B")
+
+
+def gen_progression(rng, mode, n):
+    """n chord symbols: starts on the tonic, ends on a cadence chord, no chord twice in a row."""
+    out = [GEN_TONIC[mode]]
+    pool = GEN_CHORDS[mode]
+    while len(out) < n - 1:
+        c = rng.choice(pool)
+        if c != out[-1]:
+            out.append(c)
+    out.append(rng.choice(GEN_CADENCE[mode]))
+    return out[:n]
+
+
+def gen_drum_pattern(rng, num):
+    """One bar on a grid of sixteenths: {step: (kit piece, velocity)} lists."""
+    steps = num * 4
+    pat = {k: [] for k in range(steps)}
+    pat[0].append((36, 100))
+    for k in range(2, steps, 2):
+        if rng.random() < 0.22:
+            pat[k].append((36, 80 + rng.randrange(20)))
+    backbeats = (4, 12) if num == 4 else ((4, 8) if rng.random() < 0.5 else (8,))
+    snare = rng.choice((38, 38, 40, 39, 37))
+    for k in backbeats:
+        pat[k].append((snare, 90 + rng.randrange(20)))
+    hat_step = rng.choice((1, 2, 2, 2, 4))
+    hat = rng.choice((42, 42, 44, 51, 70, 54))
+    for k in range(0, steps, hat_step):
+        pat[k].append((hat, 55 + (15 if k % 4 == 0 else 0) + rng.randrange(10)))
+    if rng.random() < 0.4:
+        pat[steps - 2].append((46, 70))
+    return pat
+
+
+def gen_bass_pattern(rng, num):
+    """(offset in beats, length, 0 = root / 1 = fifth / 2 = octave) per bar."""
+    kind = rng.randrange(5)
+    if kind == 0:
+        return [(0, num - 0.1, 0)]
+    if kind == 1:
+        return [(b, 0.9, 0 if b % 2 == 0 else 1) for b in range(num)]
+    if kind == 2:
+        return [(x * 0.5, 0.45, 0 if x % 4 != 3 else rng.choice((1, 2))) for x in range(num * 2)]
+    out = [(0, 1.4, 0)]
+    x = 1.5
+    while x < num - 0.1:
+        if rng.random() < 0.6:
+            out.append((x, 0.4, rng.choice((0, 0, 1, 2))))
+        x += 0.5
+    return out
+
+
+def piece_generated(rng, ident, title):
+    num = 3 if rng.random() < 0.22 else 4
+    bpm = 60 + rng.randrange(193) * 0.5        # 60-156 bpm
+    mode = pick(rng, ["major", "minor", "dorian", "mixolydian"], (4, 4, 1.5, 1.5))
+    tonic = rng.randrange(12)
+    target = 120.0 + rng.random() * 240.0      # seconds
+    bars_total = int(target * bpm / 60.0 / num)
+    minor = mode in ("minor", "dorian")
+    # Key signature: sharps (+) or flats (-) of the major key with the same notes.
+    major_pc = (tonic + {"major": 0, "minor": 3, "dorian": -2, "mixolydian": 5}[mode]) % 12
+    key_sf = {0: 0, 7: 1, 2: 2, 9: 3, 4: 4, 11: 5, 6: 6, 1: -5, 8: -4, 3: -3, 10: -2, 5: -1}[major_pc]
+    s = Song(ident, "%s (%s %s)" % (title, NOTE_NAMES[tonic].replace("-", " "), mode), bpm, num, 4,
+             key_sf=key_sf, minor=minor)
+    lead_prog = rng.choice(GEN_LEAD)
+    lead = s.add_track("Lead", 0, lead_prog, volume=100 + rng.randrange(20), pan=40 + rng.randrange(48),
+                       reverb=30 + rng.randrange(40), chorus=rng.randrange(40))
+    comp = s.add_track("Accompaniment", 1, rng.choice(GEN_COMP), volume=84 + rng.randrange(24),
+                       pan=30 + rng.randrange(68), reverb=30 + rng.randrange(40), chorus=rng.randrange(30))
+    bass = s.add_track("Bass", 2, rng.choice(GEN_BASS), volume=96 + rng.randrange(24), pan=64,
+                       reverb=10 + rng.randrange(30))
+    pad = None
+    if rng.random() < 0.5:
+        pad = s.add_track("Pad", 3, rng.choice(GEN_PAD), volume=60 + rng.randrange(30), pan=64,
+                          reverb=50 + rng.randrange(40), chorus=rng.randrange(50))
+    dr = None
+    if rng.random() < 0.65:
+        dr = s.add_track("Drums", DRUMS, rng.choice(GEN_KITS), volume=90 + rng.randrange(30), pan=64,
+                         reverb=15 + rng.randrange(30))
+
+    # Sections: 2-4 distinct ones, each a progression of 4 or 8 chords lasting 1 or 2 bars,
+    # some in another key; then a form drawn from them until the piece is long enough.
+    letters = "ABCD"[:2 + rng.randrange(3)]
+    sections = {}
+    for i, letter in enumerate(letters):
+        n = rng.choice((4, 4, 8))
+        per = rng.choice((1, 2)) if n == 4 else 1
+        shift = 0 if i == 0 or rng.random() < 0.6 else rng.choice((2, 5, 7, 9, 3))
+        sec_mode = mode if shift == 0 or rng.random() < 0.5 else rng.choice(("major", "minor"))
+        sections[letter] = {"chords": gen_progression(rng, sec_mode, n), "per": per, "tonic": (tonic + shift) % 12,
+                            "mode": sec_mode, "repeat": rng.choice((1, 2)),
+                            "cells": None, "melody": None}
+    form = ["A"]
+    bars = 0
+    while True:
+        sec = sections[form[-1]]
+        bars += len(sec["chords"]) * sec["per"] * sec["repeat"]
+        if bars >= bars_total:
+            break
+        nxt = rng.choice(letters) if rng.random() < 0.7 else "A"
+        if nxt == form[-1] and len(letters) > 1:
+            nxt = letters[(letters.index(nxt) + 1) % len(letters)]
+        form.append(nxt)
+    h = s.harmony = Harmony()
+    spans = []  # (start, end, letter, occurrence)
+    t = 0.0
+    seen = {}
+    for letter in form:
+        sec = sections[letter]
+        t0 = t
+        spec = " ".join("%s:%g" % (c, sec["per"] * num) for c in sec["chords"])
+        for _ in range(sec["repeat"]):
+            t = h.prog(t, sec["tonic"], sec["mode"], spec, bar=num)
+        seen[letter] = seen.get(letter, 0) + 1
+        spans.append((t0, t, letter, seen[letter]))
+    end = t
+    h.prog(end, tonic, mode, "%s:%d" % (GEN_TONIC[mode], num * 2), bar=num)
+    s.ritard(end - num, end + num, bpm, bpm * (0.7 + rng.random() * 0.2), step=0.5)
+
+    # Loudness: each section has its own level, with a fade at the end.
+    pts = [(0, 60 + rng.randrange(20))]
+    for t0, t1, _l, _o in spans:
+        pts.append((t0 + 0.01, 58 + rng.randrange(30)))
+    pts.append((end, 50))
+    dyn = Env(pts)
+
+    # Melody: each section gets rhythm cells and a tune; a repeat of a section varies its tune.
+    cells, longs = (GEN_CELLS34, GEN_LONG34) if num == 3 else (CELLS44 + SYNC44, LONG44)
+    center = 60 + rng.randrange(16)
+    lo, hi = center - 7, center + 12
+    for t0, t1, letter, occ in spans:
+        sec = sections[letter]
+        nbars = int(round((t1 - t0) / num))
+        if sec["cells"] is None:
+            motif = [rng.choice(cells) for _ in range(3)]
+            sec["cells"] = [motif[k % 3] if k % 4 != 3 else rng.choice(longs) for k in range(nbars)]
+        cl = list(sec["cells"][:nbars])
+        while len(cl) < nbars:
+            cl.append(rng.choice(cells))
+        if occ > 1:
+            for k in range(nbars):
+                if rng.random() < 0.3:
+                    cl[k] = rng.choice(cells)
+        rest = rng.random() < 0.15 and occ > 1  # the lead sits out; the accompaniment carries it
+        if rest:
+            continue
+        r = rhythm(t0, cl, num, (0,) if num == 3 else (0, 2))
+        if sec["melody"] is None:
+            peak = center + 3 + rng.randrange(8)
+            mel = gen_line(rng, r, h, lo, hi, center, arch(t0, t1, center - 2, peak, center), weak_ct=0.3 + rng.random() * 0.5)
+            sec["melody"] = (t0, mel)
+        else:
+            m0, model = sec["melody"]
+            mel = gen_line(rng, r, h, lo, hi, model[0][2], follow(model, t0 - m0, 0), pull=2.5 + rng.random() * 3)
+        play(lead, rng, mel, lambda x: dyn(x) + 10, tj=0.01, strong_bar=num)
+
+    # Accompaniment: one figure for the piece, drawn from the seed.
+    figure = rng.choice(("arp", "arp", "block", "pad"))
+    if figure == "arp":
+        size = 4 + rng.randrange(3)
+        pattern = [0] + [1 + rng.randrange(size - 1) for _ in range(size + rng.randrange(4))]
+        step = rng.choice((0.5, 0.5, 1.0 / 3.0, 0.25 if bpm < 110 else 0.5, 1.0))
+        arpeggiate(comp, rng, h, 0, end, pattern, step, lambda x: dyn(x) - 10,
+                   bass_lo=43, bass_hi=55, up_span=(rng.choice((5, 7, 9)), 24), n_up=size - 1,
+                   dur_mul=rng.choice((1.0, 1.5, 0.8)))
+    elif figure == "block":
+        hits = [0.0] + [x * 0.5 for x in range(1, num * 2) if rng.random() < 0.35]
+        prev = None
+        for s0, s1, ch, _sc in h.spans_in(0, end):
+            prev = voicing(ch.tones, prev, 52, 72, 3 + rng.randrange(2))
+            x = s0
+            while x < s1 - 1e-6:
+                for o in hits:
+                    if x + o < s1 - 1e-6:
+                        for p in prev:
+                            comp.note(x + o + jitter(rng, 0.01), 0.45, p, dyn(x) - 12 + jitter(rng, 4))
+                x += num
+    else:
+        string_pad(comp, rng, h, 0, end, 50, 72, 4, lambda x: dyn(x) - 6, restrike=num)
+    if pad is not None:
+        string_pad(pad, rng, h, 0, end, 55, 76, 3, lambda x: dyn(x) - 16)
+
+    # Bass.
+    bpat = gen_bass_pattern(rng, num)
+    last = 40
+    for s0, s1, ch, _sc in h.spans_in(0, end):
+        root = near(ch.bass, last, 33, 47)
+        last = root
+        x = s0
+        while x < s1 - 1e-6:
+            for o, d, which in bpat:
+                if x + o < s1 - 1e-6:
+                    p = root + (7 if which == 1 else (12 if which == 2 else 0))
+                    bass.note(x + o + jitter(rng, 0.01), d, p, dyn(x) + 4 + jitter(rng, 5))
+            x += num
+
+    # Drums: a groove per section, a fill before each new section, a crash on its first beat.
+    if dr is not None:
+        grooves = {letter: gen_drum_pattern(rng, num) for letter in letters}
+        for t0, t1, letter, _occ in spans:
+            pat = grooves[letter]
+            bar = t0
+            while bar < t1 - 1e-6:
+                fill = bar + num >= t1 - 1e-6 and rng.random() < 0.7
+                for k, hits in pat.items():
+                    o = k * 0.25
+                    if fill and o >= num - 1:
+                        continue
+                    for piece, v in hits:
+                        dr.note(bar + o + jitter(rng, 0.008), 0.2, piece, v * dyn(bar) / 80.0 + jitter(rng, 6))
+                if fill:
+                    for k in range(4):
+                        dr.note(bar + num - 1 + k * 0.25, 0.2, rng.choice((38, 45, 47, 48, 50)), dyn(bar) + k * 4)
+                bar += num
+            dr.note(t0, 1.0, rng.choice((49, 57)), dyn(t0) + 10)
+
+    # Ending: the tonic chord held over the ritardando.
+    ch, _sc = h.at(end)
+    final = voicing(ch.tones, None, 48, 72, 4)
+    for i, p in enumerate([near(ch.bass, 40, 33, 45)] + final):
+        (bass if i == 0 else comp).note(end + i * 0.04, num * 2, p, 60 - i * 2)
+    if dr is not None:
+        dr.note(end, 2.0, 49, 70)
+    return s
+
+
+def generated(seed, i):
+    """Piece i of seed `seed` for --generate: its id, and the song."""
+    key = "generated/%d/%d" % (seed, i)
+    rng = seeded(key)
+    title = "%s %s No. %d" % (rng.choice(GEN_WORDS), rng.choice(GEN_WORDS), i + 1)
+    ident = "gen-s%d-%05d" % (seed, i)
+    return ident, piece_generated(rng, ident, title)
+
+
 def write_song(song, d, name, note=""):
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name + ".mid"), "wb") as f:
@@ -2054,8 +2342,41 @@ def write_song(song, d, name, note=""):
     sys.stderr.write("%s/%s.mid %.1f s%s\n" % (os.path.basename(d), name, song.seconds(), note))
 
 
+def main_generate(args):
+    """--generate N [--seed S] [--first K] OUTDIR: pieces K .. N-1 of seed S (default 1) into
+    OUTDIR/generated/<id>.mid, and one line per piece in OUTDIR/generated/pieces.tsv
+    (id, seconds, title, tempo, metre, instruments)."""
+    usage = "usage: compose.py --generate N [--seed S] [--first K] OUTDIR\n"
+    opts = {"--seed": 1, "--first": 0}
+    try:
+        count = int(args[0])
+        rest = args[1:]
+        while len(rest) > 1 and rest[0] in opts:
+            opts[rest[0]] = int(rest[1])
+            rest = rest[2:]
+    except (IndexError, ValueError):
+        sys.stderr.write(usage)
+        return 2
+    if len(rest) != 1 or rest[0].startswith("-") or count < 0 or opts["--seed"] < 0 or opts["--first"] < 0:
+        sys.stderr.write(usage)
+        return 2
+    d = os.path.join(rest[0], "generated")
+    lines = []
+    for i in range(opts["--first"], count):
+        ident, song = generated(opts["--seed"], i)
+        write_song(song, d, ident)
+        programs = ",".join("%s=%d" % (t.name, t.program) for t in song.tracks)
+        lines.append("%s\t%.3f\t%s\t%g\t%d/%d\t%s\n" % (ident, song.seconds(), song.title, song.tempos[0][1],
+                                                      song.num, song.den, programs))
+    with open(os.path.join(d, "pieces.tsv"), "w") as f:
+        f.write("".join(lines))
+    return 0
+
+
 def main(argv):
     args = argv[1:]
+    if args[:1] == ["--generate"]:
+        return main_generate(args[1:])
     derivatives = args[:1] == ["--derivatives"]
     if derivatives:
         args = args[1:]

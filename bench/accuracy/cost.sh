@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Extraction cost in instructions per audio second, counted by callgrind.
 #
-#   bench/accuracy/cost.sh [--soundtrace PATH] [--work DIR] [--catalog C.catalog]
+#   bench/accuracy/cost.sh [--soundtrace PATH] [--work DIR] [--catalog C.catalog [--track WAV]]
 #
 # Runs `soundtrace match --catalog C --json` once on a 10 s and once on a 20 s query under
 # `valgrind --tool=callgrind` and reports (instr(20 s) - instr(10 s)) / 10: process start-up
@@ -14,6 +14,9 @@
 #
 # Without --catalog, the benchmark's own tuning-set catalog is used (prepared by accuracy.py if
 # needed): the full one when DIR/catalog-tuning-full.catalog exists, otherwise the quick one.
+# The query is cut from the first track of that preparation, or from --track (a WAV of at least
+# 30 s, e.g. a recording of the catalog; then nothing is prepared: bench/scale runs the same
+# query against catalogs of 1, 10 and 100 hours this way).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,12 +24,14 @@ repo=$(cd "$here/../.." && pwd)
 binary="$repo/.build/release/soundtrace"
 work=/tmp/soundtrace-bench
 catalog=""
+track=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --soundtrace) binary=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --catalog) catalog=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --track) track=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -44,13 +49,18 @@ fi
 
 # Tracks (and, without --catalog, the catalog) come from the accuracy benchmark's preparation,
 # which is cached and rebuilds the catalog only when the binary or the manifest changed.
-mode=(--quick)
-[ -f "$work/catalog-tuning-full.catalog" ] && mode=()
-prepare=(--prepare-only)
-[ -n "$catalog" ] && prepare=(--tracks-only)
-prepared=$("$here/run.sh" --set tuning --soundtrace "$binary" --work "$work" "${mode[@]}" "${prepare[@]}")
-[ -n "$catalog" ] || catalog=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["catalog"])' "$prepared")
-track=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["tracks"][0])' "$prepared")
+if [ -n "$track" ]; then
+  [ -n "$catalog" ] || { echo "--track needs --catalog" >&2; exit 2; }
+  [ -f "$track" ] || { echo "no track at $track" >&2; exit 1; }
+else
+  mode=(--quick)
+  [ -f "$work/catalog-tuning-full.catalog" ] && mode=()
+  prepare=(--prepare-only)
+  [ -n "$catalog" ] && prepare=(--tracks-only)
+  prepared=$("$here/run.sh" --set tuning --soundtrace "$binary" --work "$work" "${mode[@]}" "${prepare[@]}")
+  [ -n "$catalog" ] || catalog=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["catalog"])' "$prepared")
+  track=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["tracks"][0])' "$prepared")
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
