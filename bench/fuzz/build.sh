@@ -14,7 +14,7 @@ repo=$(cd "$here/../.." && pwd)
 out=${1:-/tmp/soundtrace-fuzz/$(printf '%s' "$here" | cksum | cut -d ' ' -f 1)/build}
 shift $(( $# > 0 ? 1 : 0 ))
 command -v swiftc >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
-mkdir -p "$out/maps/CKissFFT" "$out/maps/CGPIOD" "$out/maps/CMosquitto"
+mkdir -p "$out"
 [ -f "$repo/Sources/CKissFFT/vendor/kiss_fft.c" ] || "$repo/scripts/fetch-kissfft.sh"
 
 # -O as in the shipped build (bounds and overflow checks stay on); -enable-testing so harnesses
@@ -30,12 +30,18 @@ stale() {
   [ -n "$(find "$@" -newer "$target" -print -quit)" ]
 }
 
-# SwiftPM makes CKissFFT's module map from its include folder; outside SwiftPM it needs one.
-printf 'module CKissFFT {\n    header "%s"\n    export *\n}\n' "$repo/Sources/CKissFFT/include/CKissFFT.h" \
-  > "$out/maps/CKissFFT/module.modulemap.new"
-cmp -s "$out/maps/CKissFFT/module.modulemap.new" "$out/maps/CKissFFT/module.modulemap" 2>/dev/null \
-  || mv "$out/maps/CKissFFT/module.modulemap.new" "$out/maps/CKissFFT/module.modulemap"
-rm -f "$out/maps/CKissFFT/module.modulemap.new"
+# A module map for a C target's header (SwiftPM makes them from the include folder; outside SwiftPM
+# each needs one), rewritten only when it changed so that nothing that imports it rebuilds.
+module_map() {
+  local name=$1 header=$2
+  mkdir -p "$out/maps/$name"
+  printf 'module %s {\n    header "%s"\n    export *\n}\n' "$name" "$header" > "$out/maps/$name/module.modulemap.new"
+  cmp -s "$out/maps/$name/module.modulemap.new" "$out/maps/$name/module.modulemap" 2>/dev/null \
+    || mv "$out/maps/$name/module.modulemap.new" "$out/maps/$name/module.modulemap"
+  rm -f "$out/maps/$name/module.modulemap.new"
+}
+
+module_map CKissFFT "$repo/Sources/CKissFFT/include/CKissFFT.h"
 if stale "$out/CKissFFT.o" "$repo/Sources/CKissFFT" "$0"; then
   echo "build: CKissFFT"
   clang -O2 -fsanitize=fuzzer-no-link,address -c "$repo/Sources/CKissFFT/kissfft_fixed.c" -o "$out/CKissFFT.o"
@@ -44,11 +50,7 @@ fi
 # The GPIO shim (Sources/CGPIOD, which SoundtracePlatform imports) likewise: a module map for its
 # header, and its two files (one per libgpiod major; the installed <gpiod.h> empties the other)
 # joined into one object. Harnesses that link SoundtracePlatform link libgpiod too.
-printf 'module CGPIOD {\n    header "%s"\n    export *\n}\n' "$repo/Sources/CGPIOD/include/soundtrace_gpiod.h" \
-  > "$out/maps/CGPIOD/module.modulemap.new"
-cmp -s "$out/maps/CGPIOD/module.modulemap.new" "$out/maps/CGPIOD/module.modulemap" 2>/dev/null \
-  || mv "$out/maps/CGPIOD/module.modulemap.new" "$out/maps/CGPIOD/module.modulemap"
-rm -f "$out/maps/CGPIOD/module.modulemap.new"
+module_map CGPIOD "$repo/Sources/CGPIOD/include/soundtrace_gpiod.h"
 if stale "$out/CGPIOD.o" "$repo/Sources/CGPIOD" "$0"; then
   echo "build: CGPIOD"
   for major in 1 2; do
@@ -60,11 +62,7 @@ fi
 
 # The MQTT loader (Sources/CMosquitto, which SoundtracePlatform imports) likewise: a module map for
 # its header and one object; it dlopens libmosquitto itself, so nothing more is linked.
-printf 'module CMosquitto {\n    header "%s"\n    export *\n}\n' "$repo/Sources/CMosquitto/include/soundtrace_mosquitto.h" \
-  > "$out/maps/CMosquitto/module.modulemap.new"
-cmp -s "$out/maps/CMosquitto/module.modulemap.new" "$out/maps/CMosquitto/module.modulemap" 2>/dev/null \
-  || mv "$out/maps/CMosquitto/module.modulemap.new" "$out/maps/CMosquitto/module.modulemap"
-rm -f "$out/maps/CMosquitto/module.modulemap.new"
+module_map CMosquitto "$repo/Sources/CMosquitto/include/soundtrace_mosquitto.h"
 if stale "$out/CMosquitto.o" "$repo/Sources/CMosquitto" "$0"; then
   echo "build: CMosquitto"
   clang -O2 -fsanitize=fuzzer-no-link,address -I "$repo/Sources/CMosquitto/include" \
