@@ -1,3 +1,5 @@
+import SoundtraceCore
+
 /// Formatting shared by the commands.
 enum Text {
     /// Seconds with millisecond precision, for people and for JSON.
@@ -16,27 +18,8 @@ enum Text {
         return "\(tenths < 0 ? "-" : "")\(abs(tenths) / 10).\(abs(tenths) % 10)"
     }
 
-    /// A JSON string literal.
-    static func json(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal, escaped as the daemon's own JSON is (`JSONText.quoted`).
+    static func json(_ s: String) -> String { JSONText.quoted(s) }
 
     /// One JSON object from ordered key/value pairs whose values are already JSON.
     static func jsonObject(_ pairs: [(String, String)]) -> String {
