@@ -11,28 +11,15 @@ struct CatalogSlot: Sendable {
     /// Loads the file at `path`; never throws: a failure becomes the slot's problem. Only the
     /// structure is checked (`CatalogFile.Check.structure`): a few hundred KB whatever the
     /// catalog's size, so start and reload stay fast; `CatalogContentCheck` hashes the rest after.
-    /// A catalog whose sessions would need more than `sessionMemoryLimit` bytes of vote counters
-    /// is refused (`SessionMemoryBudget`).
-    static func load(path: String, sessionMemoryLimit: Int? = SessionMemoryBudget.bytes) -> CatalogSlot {
-        let catalog: Catalog
+    /// No catalog is too big for a session's memory: its vote counters are bounded whatever the
+    /// catalog's size (`QueryMatcher.maximumVoteCounterBytes`).
+    static func load(path: String) -> CatalogSlot {
         do {
-            catalog = try CatalogFile.load(path: path, check: .structure)
+            return CatalogSlot(path: path, catalog: try CatalogFile.load(path: path, check: .structure), problem: nil)
         } catch {
             return unusable(path: path, error)
         }
-        let needed = QueryMatcher.voteCounterBytes(for: catalog)
-        if let limit = sessionMemoryLimit, needed > limit {
-            let hours = catalog.references.reduce(0) { $0 + durationMilliseconds($1, parameters: catalog.parameters) } / 3_600_000
-            return CatalogSlot(
-                path: path, catalog: nil,
-                problem:
-                    "catalog \(path) holds \(hours) hours of recordings, and each listening session would need \(megabytes(needed)) MB of memory for them, more than the \(megabytes(limit)) MB (a quarter of this machine's memory) a session may take; build a smaller catalog for this kiosk (for example split the recordings between kiosks) or use a board with more memory, then `systemctl reload soundtraced`"
-            )
-        }
-        return CatalogSlot(path: path, catalog: catalog, problem: nil)
     }
-
-    private static func megabytes(_ bytes: Int) -> Int { (bytes + 999_999) / 1_000_000 }
 
     /// The slot of a catalog at `path` that cannot be used because of `error`, with the fix.
     static func unusable(path: String, _ error: CatalogError) -> CatalogSlot {

@@ -78,15 +78,11 @@ public final class QueryMatcher {
     /// A query can start before its reference by at most its own (warped) length.
     private static func votePadding(maxFrames: Int) -> Int { maxFrames + maxFrames / 40 + 2 }
 
-    /// Bytes of vote counters every matcher of `catalog` reserves: one per speed hypothesis and
-    /// catalog frame, about 2 MB per hour of recordings. A query of music that is not in a big
-    /// catalog touches nearly all of them, so this is what a listening session adds to memory.
-    public static func voteCounterBytes(for catalog: Catalog) -> Int {
-        let p = catalog.parameters
-        return VoteGrid.bytes(
-            referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
-            padding: votePadding(maxFrames: p.maxQuerySeconds * p.sampleRate / p.hopSize))
-    }
+    /// Bytes of vote counters a matcher can grow to, whatever the catalog's size.
+    public static var maximumVoteCounterBytes: Int { SparseCounters.maximumBytes(slots: VoteGrid.maximumSlots) }
+
+    /// Votes refused so far because the counters were full (`SparseCounters`).
+    var refusedVotes: Int { votes.counts.dropped }
 
     /// Frames of audio analysed so far.
     public var framesHeard: Int { spectrogram.framesProduced }
@@ -146,8 +142,8 @@ public final class QueryMatcher {
 
     private func vote(reference: Int, stepIndex: Int, offset: Int) {
         guard let cell = votes.cell(reference: reference, step: stepIndex, offset: offset) else { return }
-        hits += 1
-        votes.add(cell)
+        hits += 1  // a refused vote still counts towards chance, which only makes a match harder
+        guard votes.add(cell) else { return }
         // The windows centred up to `tolerance` frames either side of the vote all contain it; they
         // cover the cells up to twice that far, read once each.
         let tolerance = parameters.offsetToleranceFrames

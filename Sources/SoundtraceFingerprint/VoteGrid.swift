@@ -1,13 +1,10 @@
-/// Vote counts of one query, one counter per (speed step, reference, offset) cell in a flat array:
-/// a vote costs an increment and a few reads, memory is reserved when the query starts (one byte ×
-/// speed steps × catalog frames: about 0.4 MB for the sample catalog) and nothing grows with the
-/// random hits that noise produces. Its pages become resident only where votes land
-/// (`ZeroedCounters`): a query that matches early touches about half of them, a 10-second query
-/// of music that is not in the catalog nearly all. Counts are exact up to 65535, which a 30-second
-/// query cannot reach (counters that saturated at 255 did, on clean whole-recording queries, and
-/// blurred offsets: the bytes spill into exact counts instead).
+/// Vote counts of one query, one counter per (speed step, reference, offset) cell: a vote costs an
+/// increment and a few reads. The cells are numbered as in a flat array (each speed step spans every
+/// reference's offsets, references one empty cell apart), but only cells with votes take memory
+/// (`SparseCounters`): a session's memory follows what it heard, not the catalog's size. Counts are
+/// exact up to 65535, which a 30-second query cannot reach.
 struct VoteGrid {
-    let counts: ZeroedCounters
+    let counts: SparseCounters
     /// Where each reference's offsets start within one speed step's span.
     let referenceBase: [Int]
     let referenceLength: [Int]
@@ -15,18 +12,17 @@ struct VoteGrid {
     let padding: Int
     let span: Int
 
-    init(referenceFrames: [Int], steps: Int, padding: Int) {
+    /// At most 2 MiB of vote slots a query: room for 196,608 voted cells, more than a 30 s query of
+    /// music that is not in a 100-hour catalog fills (see docs/BENCHMARKS.md, "Catalog scale").
+    static let maximumSlots = 1 << 18
+
+    init(referenceFrames: [Int], steps: Int, padding: Int, maximumSlots: Int = Self.maximumSlots) {
         let layout = Self.layout(referenceFrames: referenceFrames, padding: padding)
         referenceBase = layout.base
         referenceLength = layout.lengths
         self.padding = padding
         span = layout.span
-        counts = ZeroedCounters(count: span * steps)
-    }
-
-    /// Bytes the counters of a grid with this layout reserve, without making one.
-    static func bytes(referenceFrames: [Int], steps: Int, padding: Int) -> Int {
-        layout(referenceFrames: referenceFrames, padding: padding).span * steps
+        counts = SparseCounters(count: span * steps, maximumSlots: maximumSlots)
     }
 
     private static func layout(referenceFrames: [Int], padding: Int) -> (base: [Int], lengths: [Int], span: Int) {
@@ -53,19 +49,32 @@ struct VoteGrid {
         return step * span + referenceBase[reference] + o
     }
 
-    /// Adds one vote to a cell.
-    func add(_ cell: Int) { counts.increment(cell) }
+    /// Adds one vote to a cell; false when the counters were full and refused it.
+    @discardableResult func add(_ cell: Int) -> Bool { counts.increment(cell) }
 
     /// Votes in the cells `cell - radius ... cell + radius` (neighbouring references are separated
     /// by empty cells, and the radius is at most one).
     func window(_ cell: Int, radius: Int) -> Int {
         var sum = 0
-        for c in (cell - radius)...(cell + radius) where c >= 0 && c < counts.count { sum += counts[c] }
+        for c in (cell - radius)...(cell + radius) { sum += counts[c] }
         return sum
     }
 
-    func count(_ cell: Int) -> Int { cell >= 0 && cell < counts.count ? counts[cell] : 0 }
+    func count(_ cell: Int) -> Int { counts[cell] }
 
-    /// Bytes the grid reserves.
-    var bytes: Int { counts.count }
+    /// Bytes the grid holds now.
+    var bytes: Int { counts.bytes }
+
+    /// The reference whose cells (of any speed step) include `cell`, or nil for an empty cell between references.
+    func reference(ofCell cell: Int) -> Int? {
+        let position = cell % span
+        var lo = 0
+        var hi = referenceBase.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if referenceBase[mid] <= position { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo > 0, position - referenceBase[lo - 1] < referenceLength[lo - 1] else { return nil }
+        return lo - 1
+    }
 }

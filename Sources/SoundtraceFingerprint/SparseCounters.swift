@@ -1,0 +1,134 @@
+import Glibc
+
+/// Vote counters that exist only for cells that have votes: an open-addressing table whose size
+/// follows the votes a query makes, not the cells a catalog has. A dense counter per cell cost about
+/// 2 MB per catalog hour, nearly all of it touched by a query of music that is not in the catalog;
+/// this costs 8 bytes per slot, at most `maximumSlots` of them, whatever the catalog's size.
+///
+/// A slot holds `(cell + 1) << 16 | count`, zero when empty. A cell's home slot is chosen by its
+/// group of four neighbouring cells, so the cells a vote reads around itself (`read(from:into:)`)
+/// usually share a cache line. The table doubles when half full; once at `maximumSlots` and three
+/// quarters full, votes for cells it does not hold yet are refused and counted in `dropped`
+/// (cells it holds keep counting): memory stays bounded whatever the query, and which votes are
+/// refused depends only on the order they came in, so results stay deterministic. Counts stop at 65535.
+final class SparseCounters {
+    /// Cells addressable: `0 ..< count`.
+    let count: Int
+    let maximumSlots: Int
+    private var slots: UnsafeMutablePointer<UInt64>
+    private var capacity: Int
+    private var shift: UInt64
+    /// Cells with votes.
+    private(set) var occupied = 0
+    /// Votes refused because the table was full.
+    private(set) var dropped = 0
+
+    static let initialSlots = 1024
+    private static let countMask: UInt64 = 0xFFFF
+
+    init(count: Int, maximumSlots: Int) {
+        precondition(maximumSlots >= Self.initialSlots && maximumSlots & (maximumSlots - 1) == 0, "a power of two")
+        precondition(count < 1 << 46, "cells fit a slot's key")
+        self.count = count
+        self.maximumSlots = maximumSlots
+        capacity = Self.initialSlots
+        slots = Self.allocate(capacity)
+        shift = Self.shift(for: capacity)
+    }
+
+    deinit { free(slots) }
+
+    /// Bytes the table holds now.
+    var bytes: Int { capacity * MemoryLayout<UInt64>.stride }
+
+    /// Bytes the table can grow to.
+    static func maximumBytes(slots: Int) -> Int { slots * MemoryLayout<UInt64>.stride }
+
+    private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt64> {
+        guard let memory = calloc(capacity, MemoryLayout<UInt64>.stride) else {
+            fatalError("out of memory for \(capacity) vote slots")
+        }
+        return memory.bindMemory(to: UInt64.self, capacity: capacity)
+    }
+
+    /// The shift that turns a 64-bit product into a group's home (capacity / 4 groups).
+    private static func shift(for capacity: Int) -> UInt64 { UInt64(64 - (capacity.trailingZeroBitCount - 2)) }
+
+    @inline(__always) private func home(_ cell: Int) -> Int {
+        let group = UInt64(truncatingIfNeeded: cell >> 2) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: group >> shift) << 2 | (cell & 3)
+    }
+
+    /// The slot holding `cell`, or the empty slot where it would go.
+    @inline(__always) private func slot(of cell: Int) -> Int {
+        let key = UInt64(truncatingIfNeeded: cell + 1) << 16
+        let mask = capacity - 1
+        var i = home(cell)
+        while true {
+            let s = slots[i]
+            if s == 0 || s & ~Self.countMask == key { return i }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// The count of `cell`; zero for cells outside `0 ..< count`.
+    subscript(cell: Int) -> Int {
+        @inline(__always) get {
+            guard UInt(bitPattern: cell) < UInt(bitPattern: count) else { return 0 }
+            return Int(truncatingIfNeeded: slots[slot(of: cell)] & Self.countMask)
+        }
+    }
+
+    /// Writes the counts of `first ..< first + buffer.count` into `buffer` (zero outside the counters).
+    @inline(__always) func read(from first: Int, into buffer: UnsafeMutableBufferPointer<Int>) {
+        for i in 0..<buffer.count { buffer[i] = self[first &+ i] }
+    }
+
+    /// Adds one to the counter of `cell`, stopping at 65535. False when the vote was refused.
+    @discardableResult
+    @inline(__always) func increment(_ cell: Int) -> Bool {
+        precondition(UInt(bitPattern: cell) < UInt(bitPattern: count), "vote counter out of range")
+        var i = slot(of: cell)
+        let s = slots[i]
+        if s != 0 {
+            if s & Self.countMask < Self.countMask { slots[i] = s + 1 }
+            return true
+        }
+        if occupied >= capacity / 2 {
+            if capacity < maximumSlots {
+                grow()
+                i = slot(of: cell)
+            } else if occupied >= capacity / 4 * 3 {
+                dropped += 1
+                return false
+            }
+        }
+        slots[i] = UInt64(truncatingIfNeeded: cell + 1) << 16 | 1
+        occupied += 1
+        return true
+    }
+
+    private func grow() {
+        let old = slots
+        let oldCapacity = capacity
+        capacity *= 2
+        slots = Self.allocate(capacity)
+        shift = Self.shift(for: capacity)
+        for i in 0..<oldCapacity where old[i] != 0 {
+            let cell = Int(truncatingIfNeeded: old[i] >> 16) - 1
+            slots[slot(of: cell)] = old[i]
+        }
+        free(old)
+    }
+
+    /// The cells of `range` with votes, in ascending order.
+    func votedCells(in range: Range<Int>) -> [Int] {
+        var cells: [Int] = []
+        for i in 0..<capacity where slots[i] != 0 {
+            let cell = Int(truncatingIfNeeded: slots[i] >> 16) - 1
+            if range.contains(cell) { cells.append(cell) }
+        }
+        cells.sort()
+        return cells
+    }
+}

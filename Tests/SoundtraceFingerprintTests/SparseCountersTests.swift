@@ -1,0 +1,118 @@
+import Testing
+
+@testable import SoundtraceFingerprint
+
+@Suite struct SparseCountersTests {
+    /// A small deterministic generator, so that a failure can be reproduced.
+    struct Lcg {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+    }
+
+    @Test func countsMatchADictionaryThroughEveryGrowth() {
+        let counters = SparseCounters(count: 5_000_000, maximumSlots: 1 << 16)
+        var model: [Int: Int] = [:]
+        var random = Lcg(state: 7)
+        for _ in 0..<40_000 {
+            // Clusters of neighbouring cells, as alignments make, and scattered ones, as chance does.
+            let cell = random.next(2) == 0 ? 1_000_000 + random.next(64) : random.next(5_000_000)
+            #expect(counters.increment(cell))
+            model[cell, default: 0] += 1
+        }
+        #expect(counters.occupied == model.count && counters.dropped == 0)
+        #expect(counters.bytes > SparseCounters.initialSlots * 8, "the table grew")
+        #expect(model.allSatisfy { counters[$0.key] == $0.value })
+        for _ in 0..<1000 {
+            let cell = random.next(5_000_000)
+            #expect(counters[cell] == model[cell] ?? 0)
+        }
+        #expect(counters[-1] == 0 && counters[5_000_000] == 0, "outside the cells is zero")
+        #expect(counters.votedCells(in: 1_000_000..<1_000_064) == model.keys.filter { (1_000_000..<1_000_064).contains($0) }.sorted())
+    }
+
+    @Test func countsStopAtSixtyFiveThousand() {
+        let counters = SparseCounters(count: 16, maximumSlots: 1024)
+        for _ in 0..<70_000 { counters.increment(7) }
+        #expect(counters[7] == 65535 && counters[6] == 0 && counters[8] == 0)
+    }
+
+    @Test func aFullTableRefusesNewCellsButKeepsCountingItsOwn() {
+        let counters = SparseCounters(count: 1 << 20, maximumSlots: 1024)
+        for cell in 0..<768 { #expect(counters.increment(cell * 3)) }
+        #expect(counters.bytes == 1024 * 8, "never past the maximum")
+        #expect(!counters.increment(5) && counters[5] == 0, "a new cell is refused")
+        #expect(counters.dropped == 1)
+        #expect(counters.increment(0) && counters[0] == 2, "a cell it holds still counts")
+        let buffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: 5)
+        defer { buffer.deallocate() }
+        counters.read(from: -2, into: buffer)
+        #expect(Array(buffer) == [0, 0, 2, 0, 0])
+    }
+
+    /// The alignments of the sparse grid are the ones a dense scan of every centre finds.
+    @Test func alignmentsMatchADenseScanOfEveryCentre() {
+        let frames = [300, 7, 120, 1, 450]
+        for seed in 1...40 {
+            var random = Lcg(state: UInt64(seed))
+            let grid = VoteGrid(referenceFrames: frames, steps: 3, padding: 12, maximumSlots: 1024)
+            var votes: [(reference: Int, step: Int, offset: Int)] = []
+            for _ in 0..<(50 + random.next(400)) {
+                let reference = random.next(frames.count)
+                let offset = random.next(frames[reference] + 13) - 12
+                let step = random.next(3)
+                let copies = random.next(8) == 0 ? 2 + random.next(5) : 1
+                for _ in 0..<copies {
+                    if let cell = grid.cell(reference: reference, step: step, offset: offset) {
+                        grid.add(cell)
+                        votes.append((reference, step, offset))
+                    }
+                }
+            }
+            for radius in 0...1 {
+                for minimum in [1, 2, 4] {
+                    let expected = Self.denseAlignments(
+                        frames: frames, padding: 12, votes: votes, step: 1, radius: radius, minimumVotes: minimum, limit: 6)
+                    #expect(
+                        grid.strongestAlignments(step: 1, radius: radius, minimumVotes: minimum, limit: 6) == expected,
+                        "seed \(seed), radius \(radius), minimum \(minimum)")
+                }
+            }
+        }
+    }
+
+    /// The rule spelled out over every centre of every reference, as a dense grid reads it.
+    static func denseAlignments(
+        frames: [Int], padding: Int, votes: [(reference: Int, step: Int, offset: Int)], step: Int, radius: Int,
+        minimumVotes: Int, limit: Int
+    ) -> [Alignment] {
+        var found: [(alignment: Alignment, order: Int)] = []
+        var order = 0
+        for (reference, length) in frames.enumerated() {
+            let cells = padding + length + 1
+            var count = [Int](repeating: 0, count: cells)
+            for v in votes where v.reference == reference && v.step == step { count[v.offset + padding] += 1 }
+            func at(_ i: Int) -> Int { i >= 0 && i < cells ? count[i] : 0 }
+            func window(_ i: Int) -> Int { (i - radius...i + radius).reduce(0) { $0 + at($1) } }
+            var lastTaken = Int.min / 2
+            for i in 0..<cells {
+                let current = window(i)
+                let previous = i > 0 ? window(i - 1) : 0
+                let following = i + 1 < cells ? window(i + 1) : 0
+                guard current >= minimumVotes && current >= previous && current > following && i - lastTaken > 2 * radius else {
+                    continue
+                }
+                lastTaken = i
+                let weighted = (i - radius...i + radius).reduce(0) { $0 + at($1) * $1 }
+                let centre = roundedDivide(weighted, current)
+                found.append((Alignment(votes: current, reference: reference, offset: centre - padding), order))
+                order += 1
+            }
+        }
+        // Keep the `limit` most votes, a later find losing a tie, as the grid's bounded list does.
+        let kept = found.sorted { ($0.alignment.votes, -$0.order) > ($1.alignment.votes, -$1.order) }.prefix(limit)
+        return kept.map(\.alignment).sorted { ($0.votes, -$0.reference, -$0.offset) > ($1.votes, -$1.reference, -$1.offset) }
+    }
+}
