@@ -74,4 +74,10 @@ struct ByteWriter {
         u32(UInt32(v >> 32))
     }
     mutating func append<S: Sequence>(contentsOf s: S) where S.Element == UInt8 { bytes.append(contentsOf: s) }
+    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+    /// The bytes written, handed over rather than shared, so that changing them copies nothing.
+    mutating func take() -> [UInt8] {
+        defer { bytes = [] }
+        return bytes
+    }
 }

@@ -115,21 +115,19 @@ struct CatalogBuildCommand {
             return .inputError
         }
 
+        let seconds = analysed.reduce(0.0) { $0 + Double($1.samples) / Double(parameters.sampleRate) }
+        let landmarks = analysed.reduce(0) { $0 + $1.fingerprint.landmarks.count }
+        let reused = analysed.filter(\.reused).count
         do {
-            let fingerprints = analysed.map(\.fingerprint)
-            let bytes = try CatalogBuilder.encode(
-                version: manifest.version, references: references, sourceSHA256: analysed.map(\.sourceSHA256), fingerprints: fingerprints,
-                parameters: parameters)
-            try write(bytes, to: outPath)
-            let catalog = try CatalogFile.decode(bytes, path: outPath, parameters: parameters)
-            let seconds = analysed.reduce(0.0) { $0 + Double($1.samples) / Double(parameters.sampleRate) }
-            let landmarks = fingerprints.reduce(0) { $0 + $1.landmarks.count }
+            let size = try encodeAndWrite(analysed, references: references, version: manifest.version, parameters: parameters, to: outPath)
+            // The file as written, checked in full the way `match` and `verify` load it; mapped, so
+            // its pages are the kernel's cache rather than a second copy in this process.
+            let catalog = try CatalogFile.load(path: outPath, parameters: parameters)
             console.print(
-                "built \(outPath): \(references.count) references, \(Text.seconds(seconds)) s of audio, \(landmarks) landmarks, \(bytes.count) bytes"
+                "built \(outPath): \(references.count) references, \(Text.seconds(seconds)) s of audio, \(landmarks) landmarks, \(size) bytes"
             )
             console.print("catalog version \(manifest.version), sha256 \(catalog.manifest.hash)")
             if reusing {
-                let reused = analysed.filter(\.reused).count
                 console.print("reused \(reused) of \(references.count) fingerprints from the previous catalog (unchanged recordings)")
             }
             return .success
@@ -137,6 +135,18 @@ struct CatalogBuildCommand {
             console.error("soundtrace catalog build: \(error)")
             return .inputError
         }
+    }
+
+    /// Encodes the catalog and writes it to `path`; its size in bytes. The fingerprints and the
+    /// encoded bytes are let go here, before the written file is checked.
+    private func encodeAndWrite(
+        _ analysed: [Analysed], references: [ReferenceAudio], version: Int, parameters: EngineParameters, to path: String
+    ) throws -> Int {
+        let bytes = try CatalogBuilder.encode(
+            version: version, references: references, sourceSHA256: analysed.map(\.sourceSHA256),
+            fingerprints: analysed.map(\.fingerprint), parameters: parameters)
+        try write(bytes, to: path)
+        return bytes.count
     }
 
     /// One reference's fingerprint: reused when the old catalog holds one for a file with the
