@@ -81,9 +81,6 @@ public final class QueryMatcher {
     /// Bytes of vote counters a matcher can grow to, whatever the catalog's size.
     public static var maximumVoteCounterBytes: Int { SparseCounters.maximumBytes(slots: VoteGrid.maximumSlots) }
 
-    /// Votes refused so far because the counters were full (`SparseCounters`).
-    var refusedVotes: Int { votes.counts.dropped }
-
     /// Frames of audio analysed so far.
     public var framesHeard: Int { spectrogram.framesProduced }
 

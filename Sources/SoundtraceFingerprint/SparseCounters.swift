@@ -7,10 +7,15 @@ import Glibc
 ///
 /// A slot holds `(cell + 1) << 16 | count`, zero when empty. A cell's home slot is chosen by its
 /// group of four neighbouring cells, so the cells a vote reads around itself (`read(from:into:)`)
-/// usually share a cache line. The table doubles when half full; once at `maximumSlots` and three
-/// quarters full, votes for cells it does not hold yet are refused and counted in `dropped`
-/// (cells it holds keep counting): memory stays bounded whatever the query, and which votes are
-/// refused depends only on the order they came in, so results stay deterministic. Counts stop at 65535.
+/// usually share a cache line. The table doubles when half full. Once at `maximumSlots` and three
+/// quarters full, it forgets the cells that hold a single vote: in a big catalog nearly every vote
+/// of a query lands in a cell of its own (chance alignments), while an alignment that is really
+/// there gathers several in the same cells, which are kept and go on counting. A forgotten cell that
+/// is voted for again starts from one, so a count can only come out lower than it was, never higher:
+/// a match can be missed, never made. Only when the cells of several votes alone fill half the table
+/// are votes for new cells refused (`dropped`). Memory stays bounded whatever the query, and what is
+/// forgotten or refused depends only on the order the votes came in, so results stay deterministic.
+/// Counts stop at 65535.
 final class SparseCounters {
     /// Cells addressable: `0 ..< count`.
     let count: Int
@@ -22,6 +27,10 @@ final class SparseCounters {
     private(set) var occupied = 0
     /// Votes refused because the table was full.
     private(set) var dropped = 0
+    /// Single votes forgotten to make room (`forgetSingleVotes`).
+    private(set) var forgotten = 0
+    /// Set once the cells of several votes alone fill half the table: new cells are refused.
+    private var refusing = false
 
     static let initialSlots = 1024
     private static let countMask: UInt64 = 0xFFFF
@@ -99,8 +108,12 @@ final class SparseCounters {
                 grow()
                 i = slot(of: cell)
             } else if occupied >= capacity / 4 * 3 {
-                dropped += 1
-                return false
+                if !refusing { forgetSingleVotes() }
+                guard !refusing else {
+                    dropped += 1
+                    return false
+                }
+                i = slot(of: cell)
             }
         }
         slots[i] = UInt64(truncatingIfNeeded: cell + 1) << 16 | 1
@@ -119,6 +132,31 @@ final class SparseCounters {
             slots[slot(of: cell)] = old[i]
         }
         free(old)
+    }
+
+    /// Empties the cells that hold one vote; the others are put back where a lookup finds them. The
+    /// table is full here, so the kept cells (few, unless the query's alignments are many) are
+    /// gathered in a small array rather than a second table.
+    private func forgetSingleVotes() {
+        var several = 0
+        for i in 0..<capacity where slots[i] & Self.countMask > 1 { several += 1 }
+        // Forgetting would not make room: keep every count exact and refuse new cells from now on.
+        guard several < capacity / 2 else {
+            refusing = true
+            return
+        }
+        var kept: [UInt64] = []
+        kept.reserveCapacity(several)
+        for i in 0..<capacity where slots[i] != 0 {
+            if slots[i] & Self.countMask > 1 { kept.append(slots[i]) }
+            slots[i] = 0
+        }
+        forgotten += occupied - kept.count
+        occupied = kept.count
+        for value in kept {
+            let cell = Int(truncatingIfNeeded: value >> 16) - 1
+            slots[slot(of: cell)] = value
+        }
     }
 
     /// The cells of `range` with votes, in ascending order.

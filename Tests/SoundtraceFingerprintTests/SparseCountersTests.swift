@@ -39,17 +39,32 @@ import Testing
         #expect(counters[7] == 65535 && counters[6] == 0 && counters[8] == 0)
     }
 
-    @Test func aFullTableRefusesNewCellsButKeepsCountingItsOwn() {
+    @Test func aFullTableForgetsSingleVotesAndKeepsCountingTheRest() {
         let counters = SparseCounters(count: 1 << 20, maximumSlots: 1024)
-        for cell in 0..<768 { #expect(counters.increment(cell * 3)) }
+        // 60 cells of an alignment with three votes each, among 708 chance votes of one each.
+        for cell in 0..<60 { for _ in 0..<3 { counters.increment(5000 + cell) } }
+        for cell in 0..<708 { #expect(counters.increment(cell * 3)) }
+        #expect(counters.occupied == 768 && counters.forgotten == 0)
+        #expect(counters.increment(1), "a new cell makes the table forget its single votes")
+        #expect(counters.forgotten == 708 && counters.dropped == 0 && counters.occupied == 61)
         #expect(counters.bytes == 1024 * 8, "never past the maximum")
-        #expect(!counters.increment(5) && counters[5] == 0, "a new cell is refused")
-        #expect(counters.dropped == 1)
-        #expect(counters.increment(0) && counters[0] == 2, "a cell it holds still counts")
+        #expect((0..<60).allSatisfy { counters[5000 + $0] == 3 }, "cells of several votes keep their counts")
+        #expect(counters[0] == 0 && counters[3] == 0 && counters[1] == 1)
+        #expect(counters.increment(3) && counters[3] == 1, "a forgotten cell counts again from one, never more than it had")
+        #expect(counters.increment(5000) && counters[5000] == 4)
         let buffer = UnsafeMutableBufferPointer<Int>.allocate(capacity: 5)
         defer { buffer.deallocate() }
-        counters.read(from: -2, into: buffer)
-        #expect(Array(buffer) == [0, 0, 2, 0, 0])
+        counters.read(from: 4998, into: buffer)
+        #expect(Array(buffer) == [0, 0, 4, 3, 3])
+    }
+
+    @Test func aTableFullOfRepeatedCellsRefusesNewOnes() {
+        let counters = SparseCounters(count: 1 << 20, maximumSlots: 1024)
+        for cell in 0..<768 { for _ in 0..<2 { counters.increment(cell * 3) } }
+        #expect(!counters.increment(1) && counters[1] == 0, "forgetting would free nothing: a new cell is refused")
+        #expect(!counters.increment(2) && counters.dropped == 2 && counters.forgotten == 0)
+        #expect(counters.increment(0) && counters[0] == 3, "a cell it holds still counts")
+        #expect((1..<768).allSatisfy { counters[$0 * 3] == 2 })
     }
 
     /// The alignments of the sparse grid are the ones a dense scan of every centre finds.
