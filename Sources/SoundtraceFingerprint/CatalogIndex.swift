@@ -135,25 +135,42 @@ public struct CatalogIndex: Sendable, Equatable {
     /// `limit` of them (a hash that common carries no information). Returns the number of hits.
     @discardableResult
     func lookup(_ hash: UInt32, limit: Int, hit: (Int, Int) -> Void) -> Int {
+        let found = run(of: hash)
+        guard !found.isEmpty, found.count <= limit else { return 0 }
+        forEachHit(in: found, hit)
+        return found.count
+    }
+
+    /// The entries with this hash, as positions in `entries` (empty when there are none).
+    func run(of hash: UInt32) -> Range<Int> {
         let bucket = Int(hash >> UInt32(lowBits))
-        guard bucket + 1 < directory.count else { return 0 }
+        guard bucket + 1 < directory.count else { return 0..<0 }
         let low = hash & ((UInt32(1) << UInt32(lowBits)) - 1)
         let shift = UInt32(32 - lowBits)
         // Entries are sorted, and the low hash bits are their top bits: binary search the run.
-        var lo = Int(directory[bucket])
-        var hi = Int(directory[bucket + 1])
-        let first = lowerBound(lo, hi) { $0 >> shift < low }
-        lo = first
-        let end = lowerBound(lo, hi) { $0 >> shift <= low }
-        hi = end
-        guard hi > lo, hi - lo <= limit else { return 0 }
+        let start = Int(directory[bucket])
+        let end = Int(directory[bucket + 1])
+        let first = lowerBound(start, end) { $0 >> shift < low }
+        return first..<lowerBound(first, end) { $0 >> shift <= low }
+    }
+
+    /// The entries of one reference within a hash's run: they sort by reference, then frame.
+    func entries(of reference: Int, in run: Range<Int>) -> Range<Int> {
+        let referenceMask = (UInt32(1) << UInt32(referenceBits)) - 1
+        let shift = UInt32(frameBits)
+        let wanted = UInt32(truncatingIfNeeded: reference)
+        let first = lowerBound(run.lowerBound, run.upperBound) { ($0 >> shift) & referenceMask < wanted }
+        return first..<lowerBound(first, run.upperBound) { ($0 >> shift) & referenceMask <= wanted }
+    }
+
+    /// Calls `hit(reference, frame)` for every entry in `range`.
+    func forEachHit(in range: Range<Int>, _ hit: (Int, Int) -> Void) {
         let frameMask = (UInt32(1) << UInt32(frameBits)) - 1
         let referenceMask = (UInt32(1) << UInt32(referenceBits)) - 1
-        for e in lo..<hi {
+        for e in range {
             let entry = entries[e]
             hit(Int((entry >> UInt32(frameBits)) & referenceMask), Int(entry & frameMask))
         }
-        return hi - lo
     }
 
     private func lowerBound(_ start: Int, _ end: Int, _ before: (UInt32) -> Bool) -> Int {

@@ -94,8 +94,21 @@ public struct EngineParameters: Sendable, Equatable {
     /// Playback speed hypotheses searched, in steps of 1/`speedDenominator` around 1 (±2 % by default).
     public var speedSteps: [Int] = Array(-4...4)
     public var speedDenominator = 200
-    /// Index entries for one hash beyond which the hash is too common to vote.
+    /// Index entries for one hash beyond which the hash is too common to vote for every reference
+    /// (a vote costs, and a big catalog's hashes have hundreds of entries) ...
     public var maxEntriesPerHash = 64
+    /// ... except at the recorded speed, by far the most common case, where hashes with up to this
+    /// many entries vote. In a 100-hour catalog, 20 % of the index entries sit under hashes of at
+    /// most 64 entries and 59 % under hashes of at most 512. With candidates (below), 5 s queries in
+    /// pink noise at 0 dB found their recording against 100 hours in 66 % of cases with 64 at every
+    /// speed, 86 % with 256 at the recorded speed, 92 % with 512 (93 % against 1 hour); what each
+    /// costs is in docs/BENCHMARKS.md "Catalog scale" (bench/scale).
+    public var maxEntriesPerHashAtRecordedSpeed = 512
+    /// In a big catalog, hashes too common to vote for every reference still vote for up to this
+    /// many candidates: references whose best alignment reached `commonHashPromotionHits` through
+    /// the rarer hashes (`QueryMatcher+Candidates`).
+    public var commonHashCandidates = 8
+    public var commonHashPromotionHits = 4
     /// Frames on each side of an offset that count as the same alignment.
     public var offsetToleranceFrames = 1
     /// Audio beyond this many seconds of one query is not analysed, which bounds a query's memory.

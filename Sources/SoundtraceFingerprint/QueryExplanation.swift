@@ -24,10 +24,19 @@ public struct QueryExplanation: Sendable {
         public let firstOffset: Int
         public let offsetsPerBar: Int
         public let hits: [Int]
+        /// Whether hashes too common to vote for every reference voted for this one too
+        /// (`QueryMatcher+Candidates`): its score then counts every hit, not only the rarer hashes'.
+        public let countsCommonHashes: Bool
     }
     public let candidates: [Candidate]
     /// Hits chance alone gives one alignment.
     public let chanceLevel: Double
+    /// Hits through common hashes, which only candidates get (not part of `chanceLevel`).
+    public let candidateHits: Int
+    /// Votes the bounded vote table forgot (single votes, to make room) or refused (`SparseCounters`):
+    /// either can only lower a score.
+    public let forgottenVotes: Int
+    public let refusedVotes: Int
 
     /// At the deciding alignment, per query frame: the weighted disagreement of its signature bits
     /// with the reference's, and the weight compared (0: the frame is outside the reference or its
@@ -76,7 +85,7 @@ extension QueryMatcher {
                 .init(
                     referenceId: catalog.references[r].audio.id, score: bestScoreOf(r),
                     offsetFrames: bestOffsetOf(r), speedStep: p.speedSteps[stepIndex],
-                    firstOffset: first, offsetsPerBar: perBar, hits: hits))
+                    firstOffset: first, offsetsPerBar: perBar, hits: hits, countsCommonHashes: isCandidate[r]))
         }
         var agreement: QueryExplanation.Agreement? = nil
         if let check = verdict.signature ?? verdict.alignmentCheck, let query = reliableSignatures() {
@@ -92,6 +101,7 @@ extension QueryMatcher {
             framesPerSecond: Double(p.sampleRate) / Double(p.hopSize), spectrogram: recordedSpectrogram, topBin: p.maxPeakBin,
             hertzPerBin: Double(p.sampleRate) / Double(p.fftSize), peaks: recordedPeaks.map { ($0.frame, $0.bin) },
             candidates: candidates, chanceLevel: Double(totalHits * (2 * p.offsetToleranceFrames + 1)) / Double(cells),
+            candidateHits: candidateHits, forgottenVotes: votes.counts.forgotten, refusedVotes: votes.counts.dropped,
             agreement: agreement, verdict: verdict, parameters: p)
     }
 }

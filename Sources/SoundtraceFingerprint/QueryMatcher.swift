@@ -6,7 +6,7 @@
 /// mix heard there holds everything the reference plays (see `verdict()`).
 public final class QueryMatcher {
     public let catalog: Catalog
-    private let parameters: EngineParameters
+    let parameters: EngineParameters
     private let spectrogram: Spectrogram
     private let picker: PeakPicker
     private let pairer: PeakPairer
@@ -19,7 +19,7 @@ public final class QueryMatcher {
 
     /// The grid's layout never changes; its counters are a buffer it refers to.
     let votes: VoteGrid
-    @exclusivity(unchecked) private var bestScore: [Int]
+    @exclusivity(unchecked) private(set) var bestScore: [Int]
     @exclusivity(unchecked) private var bestOffset: [Int]
     @exclusivity(unchecked) private var bestStep: [Int]
     /// Per reference, the best alignment at the nominal speed alone: noise leaves a true alignment
@@ -29,8 +29,17 @@ public final class QueryMatcher {
     @exclusivity(unchecked) private var nominalOffset: [Int]
     /// The votes of the cells around the latest vote (`vote`), reused for every vote.
     private let nearbyVotes: UnsafeMutableBufferPointer<Int>
-    private let nominalStep: Int?
+    let nominalStep: Int?
     private var hits = 0
+    /// Hits through common hashes, which only candidates get (`QueryMatcher+Candidates`).
+    var candidateHits = 0
+    /// The query's pairs so far, replayed for a reference when it becomes a candidate.
+    var pairs: [QueryPair] = []
+    let maxStoredPairs: Int
+    /// References that also count hits through hashes too common to vote for everyone, in the
+    /// order they qualified; `isCandidate[r]` says whether r is one.
+    var candidates: [Int] = []
+    var isCandidate: [Bool]
     /// Set before pushing audio to keep what `explanation()` shows (spectrogram and peaks).
     public var recordsForExplanation = false
     private(set) var recordedSpectrogram: [[UInt8]] = []
@@ -71,6 +80,8 @@ public final class QueryMatcher {
         nominalOffset = [Int](repeating: 0, count: count)
         nominalStep = p.speedSteps.firstIndex(of: 0)
         nearbyVotes = .allocate(capacity: 4 * p.offsetToleranceFrames + 1)
+        isCandidate = [Bool](repeating: false, count: count)
+        maxStoredPairs = QueryPair.maximumCount(parameters: p, frames: maxFrames)
     }
 
     deinit { nearbyVotes.deallocate() }
@@ -116,30 +127,50 @@ public final class QueryMatcher {
         peaks += 1
         if recordsForExplanation { recordedPeaks.append(peak) }
         pairer.push(peak, emit: addPair)
+        promoteCandidates()
     }
 
     private func addPair(_ anchor: Peak, _ target: Peak) {
         landmarks += 1
-        let d = parameters.speedDenominator
-        let limit = parameters.maxEntriesPerHash
-        for (stepIndex, step) in parameters.speedSteps.enumerated() {
-            let n = d + step
-            let anchorBin = roundedDivide(anchor.binQ4 * d, n)
-            let targetBin = roundedDivide(target.binQ4 * d, n)
-            let deltaTime = roundedDivide((target.timeQ4 - anchor.timeQ4) * n, d)
-            let anchorFrame = roundedDivide(anchor.timeQ4 * n, d * 16)
-            // No tolerance on the frame difference: looking up neighbouring differences helped noisy
-            // queries but matched other pieces with the same instruments at a similar tempo.
-            guard let hash = LandmarkHash.make(anchorBinQ4: anchorBin, targetBinQ4: targetBin, deltaTimeQ4: deltaTime) else { continue }
-            catalog.index.lookup(hash, limit: limit) { reference, frame in
-                vote(reference: reference, stepIndex: stepIndex, offset: frame - anchorFrame)
+        let pair = QueryPair(anchor: anchor, target: target)
+        if pairs.count < maxStoredPairs { pairs.append(pair) }
+        forEachLookup(of: pair) { stepIndex, run, anchorFrame in
+            if votesForEveryReference(run, stepIndex: stepIndex) {
+                catalog.index.forEachHit(in: run) { reference, frame in
+                    vote(reference: reference, stepIndex: stepIndex, offset: frame - anchorFrame, chance: true)
+                }
+            } else {
+                for reference in candidates {
+                    voteCommon(run: run, reference: reference, stepIndex: stepIndex, anchorFrame: anchorFrame)
+                }
             }
         }
     }
 
-    private func vote(reference: Int, stepIndex: Int, offset: Int) {
+    /// The index entries of a query pair's hash at every speed hypothesis, with the anchor's frame
+    /// at that speed.
+    func forEachLookup(of pair: QueryPair, _ body: (_ stepIndex: Int, _ run: Range<Int>, _ anchorFrame: Int) -> Void) {
+        let d = parameters.speedDenominator
+        for (stepIndex, step) in parameters.speedSteps.enumerated() {
+            let n = d + step
+            let anchorBin = roundedDivide(Int(pair.anchorBinQ4) * d, n)
+            let targetBin = roundedDivide(Int(pair.targetBinQ4) * d, n)
+            let deltaTime = roundedDivide(Int(pair.deltaTimeQ4) * n, d)
+            let anchorFrame = roundedDivide(Int(pair.anchorTimeQ4) * n, d * 16)
+            // No tolerance on the frame difference: looking up neighbouring differences helped noisy
+            // queries but matched other pieces with the same instruments at a similar tempo.
+            guard let hash = LandmarkHash.make(anchorBinQ4: anchorBin, targetBinQ4: targetBin, deltaTimeQ4: deltaTime) else { continue }
+            let run = catalog.index.run(of: hash)
+            if !run.isEmpty { body(stepIndex, run, anchorFrame) }
+        }
+    }
+
+    /// One landmark hit. `chance` hits are those every reference gets alike, from which the chance
+    /// level is estimated; a candidate's hits through common hashes are counted apart.
+    func vote(reference: Int, stepIndex: Int, offset: Int, chance: Bool) {
         guard let cell = votes.cell(reference: reference, step: stepIndex, offset: offset) else { return }
-        hits += 1  // a refused vote still counts towards chance, which only makes a match harder
+        // A refused vote still counts towards chance, which only makes a match harder.
+        if chance { hits += 1 } else { candidateHits += 1 }
         guard votes.add(cell) else { return }
         // The windows centred up to `tolerance` frames either side of the vote all contain it; they
         // cover the cells up to twice that far, read once each.

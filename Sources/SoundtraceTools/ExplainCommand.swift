@@ -154,7 +154,8 @@ enum ExplainJSON {
                 ("speedStep", String(c.speedStep)),
                 ("firstOffsetSeconds", Text.seconds(e.parameters.seconds(forFrames: c.firstOffset))),
                 ("secondsPerBar", Text.seconds(e.parameters.seconds(forFrames: c.offsetsPerBar))),
-                ("hits", "[" + c.hits.map(String.init).joined(separator: ",") + "]")
+                ("hits", "[" + c.hits.map(String.init).joined(separator: ",") + "]"),
+                ("countsCommonHashes", c.countsCommonHashes ? "true" : "false")
             ])
         }
         var pairs: [(String, String)] = [
@@ -162,6 +163,8 @@ enum ExplainJSON {
             ("verdict", Text.json(DecisionChecks.sentence(e, catalog: catalog))),
             ("checks", "[" + checks.joined(separator: ", ") + "]"),
             ("chanceLevel", Text.seconds(e.chanceLevel)),
+            ("candidateHits", String(e.candidateHits)), ("forgottenVotes", String(e.forgottenVotes)),
+            ("refusedVotes", String(e.refusedVotes)),
             ("candidates", "[" + candidates.joined(separator: ", ") + "]"),
             ("framesPerSecond", Text.seconds(e.framesPerSecond)),
             ("peaks", "[" + e.peaks.map { "[\($0.frame),\($0.bin)]" }.joined(separator: ",") + "]")

@@ -57,6 +57,9 @@ import Testing
         #expect(checks.count >= 5 && checks.allSatisfy { $0["passed"] as? Bool == true })
         let candidates = try #require(object["candidates"] as? [[String: Any]])
         #expect(candidates.first?["referenceId"] as? String == "harbor-lights-piano")
+        // The match was a candidate, so common hashes voted for it too; nothing was forgotten.
+        #expect(candidates.first?["countsCommonHashes"] as? Bool == true)
+        #expect(object["candidateHits"] is Int && object["forgottenVotes"] as? Int == 0 && object["refusedVotes"] as? Int == 0)
     }
 
     @Test(
