@@ -110,7 +110,7 @@ let package = Package(
             name: "SoundtraceTools",
             dependencies: [
                 "SoundtraceFingerprint", "SoundtraceCore", "SoundtraceProtocol", "SoundtraceClock", "SoundtracePlatform",
-                "SoundtraceRecognition", "CJansson"
+                "SoundtraceRecognition", "CJansson", "CLinux"
             ]
         ),
         // Linux headers Glibc does not export (signalfd).

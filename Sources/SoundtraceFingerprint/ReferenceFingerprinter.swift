@@ -2,7 +2,8 @@
 /// the number of frames analysed, one signature per frame and the band levels of every
 /// `levelStepFrames`-th frame.
 public struct ReferenceFingerprint: Sendable {
-    public let landmarks: [Landmark]
+    /// `CatalogBuilder.encode` empties the copy it owns once they are in the index.
+    public internal(set) var landmarks: [Landmark]
     public let frames: Int
     public let signatures: [UInt16]
     public let levels: [UInt32]

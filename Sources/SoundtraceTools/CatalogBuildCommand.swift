@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import SoundtraceClock
 import SoundtraceFingerprint
@@ -70,6 +71,13 @@ struct CatalogBuildCommand {
         } else {
             jobs = Self.onlineCPUs()
         }
+        // Each recording's landmarks are one array (about 200 KB for 3 minutes), made on a worker
+        // thread and freed once the index holds them. Above glibc's mmap threshold a block is
+        // mapped on its own and given back when freed; the threshold rises to the size of freed
+        // mapped blocks, though, and below it the arrays would come from the workers' arenas,
+        // whose freed pages stay resident while the file's bytes are made. A fixed threshold keeps
+        // the build's peak at what it holds at once (bench/scale).
+        _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         let manifestPath = parsed.value("--manifest") ?? "catalog/manifest.json"
         let outPath = parsed.value("--out") ?? "catalog/soundtrace.catalog"
         let parameters = EngineParameters()
@@ -108,7 +116,7 @@ struct CatalogBuildCommand {
         }
         console.endProgress()
         let analysed: [Analysed]
-        switch outcome {
+        switch consume outcome {
         case let .success(all): analysed = all
         case let .failure(failure):
             console.error("soundtrace catalog build: \(failure.message)")
@@ -119,7 +127,8 @@ struct CatalogBuildCommand {
         let landmarks = analysed.reduce(0) { $0 + $1.fingerprint.landmarks.count }
         let reused = analysed.filter(\.reused).count
         do {
-            let size = try encodeAndWrite(analysed, references: references, version: manifest.version, parameters: parameters, to: outPath)
+            let size = try encodeAndWrite(
+                consume analysed, references: references, version: manifest.version, parameters: parameters, to: outPath)
             // The file as written, checked in full the way `match` and `verify` load it; mapped, so
             // its pages are the kernel's cache rather than a second copy in this process.
             let catalog = try CatalogFile.load(path: outPath, parameters: parameters)
@@ -138,13 +147,17 @@ struct CatalogBuildCommand {
     }
 
     /// Encodes the catalog and writes it to `path`; its size in bytes. The fingerprints and the
-    /// encoded bytes are let go here, before the written file is checked.
+    /// encoded bytes are let go here, before the written file is checked; the fingerprints are
+    /// handed over whole, so that the encoder can let their landmarks go once they are indexed.
     private func encodeAndWrite(
-        _ analysed: [Analysed], references: [ReferenceAudio], version: Int, parameters: EngineParameters, to path: String
+        _ analysed: consuming [Analysed], references: [ReferenceAudio], version: Int, parameters: EngineParameters,
+        to path: String
     ) throws -> Int {
+        let checksums = analysed.map(\.sourceSHA256)
+        let fingerprints = (consume analysed).map(\.fingerprint)
         let bytes = try CatalogBuilder.encode(
-            version: version, references: references, sourceSHA256: analysed.map(\.sourceSHA256),
-            fingerprints: analysed.map(\.fingerprint), parameters: parameters)
+            version: version, references: references, sourceSHA256: checksums, fingerprints: consume fingerprints,
+            parameters: parameters)
         try write(bytes, to: path)
         return bytes.count
     }

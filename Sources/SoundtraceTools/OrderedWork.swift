@@ -65,6 +65,8 @@ final class OrderedWork<Output: Sendable, Failure: Error & Sendable>: @unchecked
             if unreported.isEmpty { pthread_cond_wait(changed, lock) }
         }
         let all = results
+        // Handed over, not shared: a caller that lets go of big outputs really frees them.
+        results = []
         pthread_mutex_unlock(lock)
         started.forEach { $0.join() }
 
