@@ -21,7 +21,8 @@ mkdir -p "$out"
 # reach internal parsers through @testable import; Swift 6 mode, as Package.swift sets.
 swift_flags=(-swift-version 6 -O -enable-testing -sanitize=fuzzer,address -parse-as-library -I "$out"
              -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$out/maps/CGPIOD" -I "$repo/Sources/CLibmd"
-             -I "$repo/Sources/CJansson" -I "$out/maps/CMosquitto" -I "$repo/Sources/CLibmosquitto")
+             -I "$repo/Sources/CJansson" -I "$out/maps/CMosquitto" -I "$repo/Sources/CLibmosquitto"
+             -I "$repo/Sources/CLinux")
 
 # Whether $1 is missing or older than any of the other files.
 stale() {
