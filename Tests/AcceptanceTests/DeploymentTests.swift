@@ -312,12 +312,14 @@ import Testing
 /// `--version` as the daemon when started under the name `soundtraced` (unless `multiCall` is false,
 /// as a CLI built before the two programs became one binary would not).
 private struct Stage {
-    let directory: String
+    /// Removed, with the staged installation, when the test lets go of its stage.
+    private let folder: TemporaryFolder
+    var directory: String { folder.path }
     var destdir: String { directory + "/root" }
     var binaries: String { directory + "/bin" }
 
     init(multiCall: Bool = true) throws {
-        directory = try Self.temporaryDirectory("stage")
+        folder = try TemporaryFolder("soundtrace-deploy-stage")
         try FileManager.default.createDirectory(atPath: binaries, withIntermediateDirectories: true)
         let path = binaries + "/soundtrace"
         let script =

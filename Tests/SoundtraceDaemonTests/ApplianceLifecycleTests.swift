@@ -13,6 +13,11 @@ import Testing
 
 /// Session ids across restarts, the catalog a session keeps, and listening while shutting down.
 @Suite(.serialized) struct ApplianceLifecycleTests {
+    /// Every file a test writes, removed when the test ends.
+    private let scratch: TemporaryFolder
+
+    init() throws { scratch = try TemporaryFolder("soundtrace-appliance-tests") }
+
     typealias Microphone = ApplianceSessionTests.ScriptedMicrophone
     static let catalog = ApplianceSessionTests.catalog
 
@@ -50,7 +55,7 @@ import Testing
     }
 
     private func temporaryStorePath() throws -> String {
-        let directory = NSTemporaryDirectory() + "appliance-\(UUID().uuidString)"
+        let directory = scratch.path + "/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return directory + "/history.db"
     }

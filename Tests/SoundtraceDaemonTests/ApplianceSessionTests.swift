@@ -14,6 +14,11 @@ import Testing
 /// Sessions through the appliance: the button, the history, one result per session, with a
 /// scripted microphone (a recording handed out in buffers as fast as the capture thread reads).
 @Suite(.serialized) struct ApplianceSessionTests {
+    /// Every file a test writes, removed when the test ends.
+    private let scratch: TemporaryFolder
+
+    init() throws { scratch = try TemporaryFolder("soundtrace-appliance-tests") }
+
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .path
     static let catalog: Catalog = { try! CatalogFile.load(path: root + "/catalog/soundtrace.catalog") }()
@@ -112,7 +117,7 @@ import Testing
     }
 
     private func temporaryStore() throws -> HistoryStore {
-        let directory = NSTemporaryDirectory() + "appliance-\(UUID().uuidString)"
+        let directory = scratch.path + "/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return try HistoryStore.open(path: directory + "/history.db").store
     }
@@ -219,9 +224,8 @@ import Testing
     /// match's write waits; meanwhile `status` must answer, and once the lock is released the
     /// match is saved.
     @Test func aCommandIsAnsweredWhileTheMatchIsWrittenToTheHistory() throws {
-        let directory = NSTemporaryDirectory() + "appliance-\(UUID().uuidString)"
+        let directory = scratch.path + "/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try HistoryStore.open(path: directory + "/history.db").store
         var other: OpaquePointer?
         try #require(sqlite3_open(directory + "/history.db", &other) == SQLITE_OK)

@@ -13,6 +13,11 @@ import Testing
 /// panel exactly as the daemon's main loop does: at each edge and each deadline, and again at
 /// once when the appliance's state change woke it.
 @Suite(.serialized) struct LinesPanelTests {
+    /// Every file a test writes, removed when the test ends.
+    private let scratch: TemporaryFolder
+
+    init() throws { scratch = try TemporaryFolder("soundtrace-panel-tests") }
+
     /// Lines that record every write with the manual time and hand out scripted edges.
     final class FakeLines: PanelLines {
         let clock: ManualClock
@@ -171,7 +176,7 @@ import Testing
     }
 
     @Test func aHoldTogglesCalmModePersistsItAndConfirmsWithTheCalmTone() throws {
-        let directory = NSTemporaryDirectory() + "panel-\(UUID().uuidString)"
+        let directory = scratch.path + "/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let store = try HistoryStore.open(path: directory + "/history.db").store
         let rig = Rig(store: store)
@@ -198,7 +203,7 @@ import Testing
     }
 
     @Test func inCalmModeTheStatesAreSteady() throws {
-        let directory = NSTemporaryDirectory() + "panel-\(UUID().uuidString)"
+        let directory = scratch.path + "/\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let store = try HistoryStore.open(path: directory + "/history.db").store
         try store.setCalmMode(true)

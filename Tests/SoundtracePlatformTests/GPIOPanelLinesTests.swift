@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SoundtraceCore
+import SoundtraceTestSupport
 import Testing
 
 @testable import SoundtracePlatform
@@ -9,8 +10,13 @@ import Testing
 /// chips from other files, and that every failure says what failed and what to do. The lines themselves are exercised on the virtual
 /// board (gpio-sim) and on a kiosk.
 @Suite struct GPIOPanelLinesTests {
+    /// Every file a test writes, removed when the test ends.
+    private let scratch: TemporaryFolder
+
+    init() throws { scratch = try TemporaryFolder("soundtrace-gpio-tests") }
+
     private func temporaryFolder() throws -> String {
-        let path = NSTemporaryDirectory() + "gpio-\(UUID().uuidString.prefix(8))"
+        let path = scratch.path + "/\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
