@@ -1045,6 +1045,13 @@ def package_table(judged: list[dict], packages: list[str]) -> list[str]:
     return lines
 
 
+def derivative_take(j: dict) -> int:
+    """The take of a derivative negative: k of "<id>--keep-<part>--take<k>", 1 without the suffix."""
+    source = str(j.get("sourceId"))
+    _, marker, take = source.rpartition("--take")
+    return int(take) if marker and take.isdigit() else 1
+
+
 def negatives_table(judged: list[dict], set_name: str) -> tuple[list[str], list[str]]:
     lines = ["| kind | chain | sources | N | false positives | matched as | max score | max signature score: first round / wider net |",
              "|---|---|---:|---:|---:|---|---:|---:|"]
@@ -1056,8 +1063,10 @@ def negatives_table(judged: list[dict], set_name: str) -> tuple[list[str], list[
             groups.append((kind, lambda j, kind=kind: j["negKind"] == kind))
             continue
         # Take 1 of each derivative was used in designing the decision rule; later takes were not.
-        groups.append(("derivative take 1", lambda j: j["negKind"] == "derivative" and "--take" not in str(j.get("sourceId"))))
-        groups.append(("derivative take 2+", lambda j: j["negKind"] == "derivative" and "--take" in str(j.get("sourceId"))))
+        # Takes 3-6 came later than take 2 (catalog/compose.py, DERIVATIVE_TAKES), so each is shown apart.
+        groups.append(("derivative take 1", lambda j: j["negKind"] == "derivative" and derivative_take(j) == 1))
+        groups.append(("derivative take 2", lambda j: j["negKind"] == "derivative" and derivative_take(j) == 2))
+        groups.append(("derivative takes 3+", lambda j: j["negKind"] == "derivative" and derivative_take(j) >= 3))
     for kind, member in groups:
         for chain in ("clean", "mic"):
             rows = [j for j in negs if member(j) and j["condition"] == chain]
