@@ -74,6 +74,10 @@ final class Microphones: @unchecked Sendable {
     }
 
     /// Makes `st_acc_switch` play the recording of the file PCM `name` from its next session on.
+    /// One device for the whole process, so only one serialized suite may plug it
+    /// (DaemonAcceptanceTests): suites run in parallel, and another suite's plug between this
+    /// suite's plug and its session would swap the recording under it (a multi-call test once
+    /// heard another recording that way under ThreadSanitizer). Other suites name a fixed PCM.
     func plug(_ name: String) throws {
         let link = directory + "/switch.raw"
         unlink(link)
