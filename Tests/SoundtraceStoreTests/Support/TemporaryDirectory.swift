@@ -1,14 +1,10 @@
 import Foundation
+import SoundtraceTestSupport
 
 /// Runs `body` with a fresh, empty folder that is removed afterwards, whatever happens.
 func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    var template = Array((NSTemporaryDirectory() + "soundtrace-store-tests-XXXXXX").utf8CString)
-    guard let created = mkdtemp(&template) else {
-        throw TestFailure("mkdtemp failed: \(String(cString: strerror(errno)))")
-    }
-    let path = String(cString: created)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try body(path)
+    let folder = try TemporaryFolder("soundtrace-store-tests")
+    return try withExtendedLifetime(folder) { try body(folder.path) }
 }
 
 /// A failure in test set-up, with a message saying what went wrong.
