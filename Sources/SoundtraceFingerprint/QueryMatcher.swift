@@ -30,6 +30,8 @@ public final class QueryMatcher {
     /// The votes of the cells around the latest vote (`vote`), reused for every vote.
     private let nearbyVotes: UnsafeMutableBufferPointer<Int>
     let nominalStep: Int?
+    /// Per speed hypothesis, how far it is from the recorded speed (|step|).
+    private let stepDistance: [Int]
     private var hits = 0
     /// Hits through common hashes, which only candidates get (`QueryMatcher+Candidates`).
     var candidateHits = 0
@@ -79,6 +81,7 @@ public final class QueryMatcher {
         nominalScore = [Int](repeating: 0, count: count)
         nominalOffset = [Int](repeating: 0, count: count)
         nominalStep = p.speedSteps.firstIndex(of: 0)
+        stepDistance = p.speedSteps.map { abs($0) }
         nearbyVotes = .allocate(capacity: 4 * p.offsetToleranceFrames + 1)
         isCandidate = [Bool](repeating: false, count: count)
         maxStoredPairs = QueryPair.maximumCount(parameters: p, frames: maxFrames)
@@ -171,32 +174,38 @@ public final class QueryMatcher {
         guard let cell = votes.cell(reference: reference, step: stepIndex, offset: offset) else { return }
         // A refused vote still counts towards chance, which only makes a match harder.
         if chance { hits += 1 } else { candidateHits += 1 }
-        guard votes.add(cell) else { return }
+        let count = votes.added(cell)
+        guard count > 0 else { return }
         // The windows centred up to `tolerance` frames either side of the vote all contain it; they
         // cover the cells up to twice that far, read once each.
         let tolerance = parameters.offsetToleranceFrames
         let reach = 2 * tolerance
         let near = nearbyVotes
-        votes.counts.read(from: cell - reach, into: near)
+        votes.counts.read(from: cell - reach, into: UnsafeMutableBufferPointer(rebasing: near[..<reach]))
+        near[reach] = count
+        votes.counts.read(from: cell + 1, into: UnsafeMutableBufferPointer(rebasing: near[(reach + 1)...]))
+        // The fullest of those windows; of equal ones the first, as if each were offered in turn.
         var running = 0
-        for i in 0...reach { running += near[i] }  // the window centred `tolerance` frames before
-        for shift in -tolerance...tolerance {
-            if shift > -tolerance {
-                running += near[reach + shift + tolerance] - near[reach + shift - tolerance - 1]
+        for i in 0...reach { running &+= near[i] }  // the window centred `tolerance` frames before
+        var top = running
+        var topShift = -tolerance
+        for shift in stride(from: 1 - tolerance, through: tolerance, by: 1) {
+            running = running &+ near[reach + shift + tolerance] &- near[reach + shift - tolerance - 1]
+            if running > top {
+                top = running
+                topShift = shift
             }
-            // Ties go to the speed closer to normal: neighbouring hypotheses overlap.
-            if running > bestScore[reference]
-                || (running == bestScore[reference]
-                    && abs(parameters.speedSteps[stepIndex]) < abs(parameters.speedSteps[bestStep[reference]]))
-            {
-                bestScore[reference] = running
-                bestOffset[reference] = offset + shift
-                bestStep[reference] = stepIndex
-            }
-            if stepIndex == nominalStep && running > nominalScore[reference] {
-                nominalScore[reference] = running
-                nominalOffset[reference] = offset + shift
-            }
+        }
+        // Ties go to the speed closer to normal: neighbouring hypotheses overlap.
+        let best = bestScore[reference]
+        if top > best || (top == best && stepDistance[stepIndex] < stepDistance[bestStep[reference]]) {
+            bestScore[reference] = top
+            bestOffset[reference] = offset + topShift
+            bestStep[reference] = stepIndex
+        }
+        if stepIndex == nominalStep && top > nominalScore[reference] {
+            nominalScore[reference] = top
+            nominalOffset[reference] = offset + topShift
         }
     }
 

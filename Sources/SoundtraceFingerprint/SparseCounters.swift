@@ -61,23 +61,27 @@ final class SparseCounters {
         return memory.bindMemory(to: UInt64.self, capacity: capacity)
     }
 
-    /// The shift that turns a 64-bit product into a group's home (capacity / 4 groups).
+    /// The shift that turns a 64-bit product into a group's home (capacity / 4 groups): at least 48.
     private static func shift(for capacity: Int) -> UInt64 { UInt64(64 - (capacity.trailingZeroBitCount - 2)) }
-
-    @inline(__always) private func home(_ cell: Int) -> Int {
-        let group = UInt64(truncatingIfNeeded: cell >> 2) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: group >> shift) << 2 | (cell & 3)
-    }
 
     /// The slot holding `cell`, or the empty slot where it would go.
     @inline(__always) private func slot(of cell: Int) -> Int {
-        let key = UInt64(truncatingIfNeeded: cell + 1) << 16
-        let mask = capacity - 1
-        var i = home(cell)
+        Self.slot(of: cell, in: slots, mask: capacity &- 1, shift: shift)
+    }
+
+    /// `slot(of:)` with the table's fields passed in, so that a loop over several cells loads them
+    /// once: they are class fields, which the compiler reloads after every store through `slots`.
+    /// A cell's home is its group's (`cell >> 2`) slot of four, the cell's place in the group added.
+    @inline(__always) private static func slot(
+        of cell: Int, in slots: UnsafeMutablePointer<UInt64>, mask: Int, shift: UInt64
+    ) -> Int {
+        let key = UInt64(truncatingIfNeeded: cell &+ 1) &<< 16
+        let group = UInt64(truncatingIfNeeded: cell &>> 2) &* 0x9E37_79B9_7F4A_7C15
+        var i = Int(truncatingIfNeeded: group &>> shift) &<< 2 | (cell & 3)
         while true {
             let s = slots[i]
             if s == 0 || s & ~Self.countMask == key { return i }
-            i = (i + 1) & mask
+            i = (i &+ 1) & mask
         }
     }
 
@@ -91,18 +95,35 @@ final class SparseCounters {
 
     /// Writes the counts of `first ..< first + buffer.count` into `buffer` (zero outside the counters).
     @inline(__always) func read(from first: Int, into buffer: UnsafeMutableBufferPointer<Int>) {
-        for i in 0..<buffer.count { buffer[i] = self[first &+ i] }
+        let slots = self.slots
+        let mask = capacity &- 1
+        let shift = self.shift
+        let count = UInt(bitPattern: self.count)
+        for i in 0..<buffer.count {
+            let cell = first &+ i
+            guard UInt(bitPattern: cell) < count else {
+                buffer[i] = 0
+                continue
+            }
+            let s = slots[Self.slot(of: cell, in: slots, mask: mask, shift: shift)]
+            buffer[i] = Int(truncatingIfNeeded: s & Self.countMask)
+        }
     }
 
     /// Adds one to the counter of `cell`, stopping at 65535. False when the vote was refused.
     @discardableResult
-    @inline(__always) func increment(_ cell: Int) -> Bool {
+    @inline(__always) func increment(_ cell: Int) -> Bool { incremented(cell) > 0 }
+
+    /// Adds one to the counter of `cell` like `increment`, and returns its count after the vote: 0
+    /// when the vote was refused.
+    @inline(__always) func incremented(_ cell: Int) -> Int {
         precondition(UInt(bitPattern: cell) < UInt(bitPattern: count), "vote counter out of range")
         var i = slot(of: cell)
         let s = slots[i]
         if s != 0 {
-            if s & Self.countMask < Self.countMask { slots[i] = s + 1 }
-            return true
+            let counted = s & Self.countMask < Self.countMask ? s + 1 : s
+            slots[i] = counted
+            return Int(truncatingIfNeeded: counted & Self.countMask)
         }
         if occupied >= capacity / 2 {
             if capacity < maximumSlots {
@@ -112,14 +133,14 @@ final class SparseCounters {
                 if !refusing { forgetSingleVotes() }
                 guard !refusing else {
                     dropped += 1
-                    return false
+                    return 0
                 }
                 i = slot(of: cell)
             }
         }
         slots[i] = UInt64(truncatingIfNeeded: cell + 1) << 16 | 1
         occupied += 1
-        return true
+        return 1
     }
 
     private func grow() {

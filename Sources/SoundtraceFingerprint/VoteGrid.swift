@@ -53,6 +53,10 @@ struct VoteGrid {
     /// Adds one vote to a cell; false when the counters were full and refused it.
     @discardableResult func add(_ cell: Int) -> Bool { counts.increment(cell) }
 
+    /// Adds one vote to a cell and returns its count after the vote: 0 when the counters were full
+    /// and refused it.
+    @inline(__always) func added(_ cell: Int) -> Int { counts.incremented(cell) }
+
     /// Votes in the cells `cell - radius ... cell + radius` (neighbouring references are separated
     /// by empty cells, and the radius is at most one).
     func window(_ cell: Int, radius: Int) -> Int {

@@ -19,8 +19,8 @@ import Testing
         for _ in 0..<40_000 {
             // Clusters of neighbouring cells, as alignments make, and scattered ones, as chance does.
             let cell = random.next(2) == 0 ? 1_000_000 + random.next(64) : random.next(5_000_000)
-            #expect(counters.increment(cell))
             model[cell, default: 0] += 1
+            #expect(counters.incremented(cell) == model[cell], "the count after the vote")
         }
         #expect(counters.occupied == model.count && counters.dropped == 0)
         #expect(counters.bytes > SparseCounters.initialSlots * 8, "the table grew")
@@ -62,8 +62,8 @@ import Testing
         let counters = SparseCounters(count: 1 << 20, maximumSlots: 1024)
         for cell in 0..<768 { for _ in 0..<2 { counters.increment(cell * 3) } }
         #expect(!counters.increment(1) && counters[1] == 0, "forgetting would free nothing: a new cell is refused")
-        #expect(!counters.increment(2) && counters.dropped == 2 && counters.forgotten == 0)
-        #expect(counters.increment(0) && counters[0] == 3, "a cell it holds still counts")
+        #expect(counters.incremented(2) == 0 && counters.dropped == 2 && counters.forgotten == 0)
+        #expect(counters.incremented(0) == 3 && counters[0] == 3, "a cell it holds still counts")
         #expect((1..<768).allSatisfy { counters[$0 * 3] == 2 })
     }
 
