@@ -70,11 +70,7 @@ final class PeakPicker {
                 }
             }
             bandMax.withUnsafeMutableBufferPointer { band in
-                for f in low...high {
-                    var m = Int32.min / 2
-                    for g in max(low, f - r)...min(high, f + r) where power[g] > m { m = power[g] }
-                    band[f] = m
-                }
+                SlidingMaximum.compute(power, range: low...high, radius: r, floor: Int32.min / 2, into: band)
             }
         }
         return Row(frame: frame, logPower: logPower, whitened: whitened, bandMax: bandMax)
