@@ -72,16 +72,22 @@ final class SparseCounters {
     /// `slot(of:)` with the table's fields passed in, so that a loop over several cells loads them
     /// once: they are class fields, which the compiler reloads after every store through `slots`.
     /// A cell's home is its group's (`cell >> 2`) slot of four, the cell's place in the group added.
+    /// From there the search steps 1, 2, 3, … slots on (which visits every slot of a power-of-two
+    /// table): with steps of one, the occupied runs of a table half to three quarters full grew so
+    /// long that most of a vote's cost was walking them (26.7 M instructions per audio second on the
+    /// tuning catalog with that and the per-probe loads, 22.5 M without; docs/BENCHMARKS.md, Cost).
     @inline(__always) private static func slot(
         of cell: Int, in slots: UnsafeMutablePointer<UInt64>, mask: Int, shift: UInt64
     ) -> Int {
         let key = UInt64(truncatingIfNeeded: cell &+ 1) &<< 16
         let group = UInt64(truncatingIfNeeded: cell &>> 2) &* 0x9E37_79B9_7F4A_7C15
         var i = Int(truncatingIfNeeded: group &>> shift) &<< 2 | (cell & 3)
+        var step = 1
         while true {
             let s = slots[i]
             if s == 0 || s & ~Self.countMask == key { return i }
-            i = (i &+ 1) & mask
+            i = (i &+ step) & mask
+            step &+= 1
         }
     }
 
