@@ -9,15 +9,28 @@ enum FixedLog {
     /// floor-ish log2 of `value` in Q8 (0 for 0 and 1): the integer part from the top bit and the
     /// fraction from the next eight bits, which is all the front end's peak picking needs.
     static func log2Q8(_ value: UInt64) -> Int32 {
+        mantissaTable.withUnsafeBufferPointer { log2Q8(value, table: $0) }
+    }
+
+    /// `log2Q8` of every value into `result`, as many as `values` holds: the table is looked up once
+    /// for the whole row (a spectrum's bins, every frame).
+    static func log2Q8(_ values: UnsafeBufferPointer<UInt64>, into result: UnsafeMutableBufferPointer<Int32>) {
+        precondition(result.count >= values.count)
+        mantissaTable.withUnsafeBufferPointer { table in
+            for i in 0..<values.count { result[i] = log2Q8(values[i], table: table) }
+        }
+    }
+
+    @inline(__always) private static func log2Q8(_ value: UInt64, table: UnsafeBufferPointer<Int32>) -> Int32 {
         if value <= 1 { return 0 }
         let top = 63 - value.leadingZeroBitCount
         let mantissa: Int
         if top >= 8 {
-            mantissa = Int((value >> UInt64(top - 8)) & 0xFF)
+            mantissa = Int((value &>> UInt64(top - 8)) & 0xFF)
         } else {
-            mantissa = Int((value << UInt64(8 - top)) & 0xFF)
+            mantissa = Int((value &<< UInt64(8 - top)) & 0xFF)
         }
-        return Int32(top << fractionBits) + mantissaTable[mantissa]
+        return Int32(top << fractionBits) &+ table[mantissa]
     }
 
     /// round(256 * log2(m / 256)) for 256 <= m < 512.

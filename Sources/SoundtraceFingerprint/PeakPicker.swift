@@ -59,13 +59,15 @@ final class PeakPicker {
         logPower.withUnsafeBufferPointer { power in
             var prefix = [Int64](repeating: 0, count: bins + 1)
             prefix.withUnsafeMutableBufferPointer { sum in
-                for i in 0..<bins { sum[i + 1] = sum[i] + Int64(power[i]) }
+                // Wrapping arithmetic only to drop overflow checks: 32-bit levels, at most a few
+                // hundred of them summed, cannot come near 64 bits, nor their mean near 32.
+                for i in 0..<bins { sum[i &+ 1] = sum[i] &+ Int64(power[i]) }
                 whitened.withUnsafeMutableBufferPointer { white in
                     for f in low...high {
-                        let lo = max(0, f - w)
-                        let hi = min(bins - 1, f + w)
-                        let mean = (sum[hi + 1] - sum[lo]) / Int64(hi - lo + 1)
-                        white[f] = power[f] - Int32(mean)
+                        let lo = max(0, f &- w)
+                        let hi = min(bins &- 1, f &+ w)
+                        let mean = (sum[hi &+ 1] &- sum[lo]) / Int64(hi &- lo &+ 1)
+                        white[f] = power[f] &- Int32(truncatingIfNeeded: mean)
                     }
                 }
             }

@@ -12,8 +12,11 @@ public struct Resampler: Sendable {
     /// Pass band edge as a share of the lower of the two Nyquist frequencies, in percent.
     private static let cutoffPercent = 90
 
-    private let taps: [[Int32]]  // [phase][tap]; tap 0 is at input offset -halfTaps+1
+    private let taps: [[Int32]]  // [phase][tap]; tap 0 is at input offset -halfTaps+1-leadingZeros
     private let halfTaps: Int
+    /// Zero taps put in front of every kernel so that it is a whole number of eight-tap vectors:
+    /// the same sums without a tap-by-tap tail (16 kHz to 8 kHz has 46 taps, 48 with these).
+    private let leadingZeros: Int
     /// Whether every phase's sum of |tap| × the largest |sample| fits an Int32, so that a sum in
     /// 32 bits is exact (true for every rate pair the engine meets, whose kernels sum to about
     /// 1.1-1.3; ResamplerTests compares both sums at every rate a recording or microphone comes in):
@@ -37,21 +40,25 @@ public struct Resampler: Sendable {
         if inputRate == outputRate {
             taps = []
             halfTaps = 0
+            leadingZeros = 0
         } else {
             let filter = ResamplerFilters.shared.filter(inputRate: inputRate, outputRate: outputRate) {
                 Self.filter(inputRate: inputRate, outputRate: outputRate)
             }
             halfTaps = filter.halfTaps
-            taps = filter.taps
+            let zeros = (8 - 2 * filter.halfTaps % 8) % 8
+            leadingZeros = zeros
+            taps = filter.taps.map { [Int32](repeating: 0, count: zeros) + $0 }
         }
         sumsFitInt32 =
             allow32BitSums
             && taps.allSatisfy { kernel in
                 kernel.reduce(0) { $0 + Int64(abs($1)) } * 32768 + (1 << 14) <= Int64(Int32.max)
             }
-        // The first outputs look back halfTaps samples before the start: silence.
-        buffer = [Int16](repeating: 0, count: halfTaps)
-        bufferStart = -halfTaps
+        // The first outputs look back halfTaps samples before the start (and the zero taps a few
+        // more): silence.
+        buffer = [Int16](repeating: 0, count: halfTaps + leadingZeros)
+        bufferStart = -halfTaps - leadingZeros
     }
 
     /// The windowed-sinc filter for a rate pair, computed afresh (`ResamplerFilters` keeps them).
@@ -155,39 +162,40 @@ public struct Resampler: Sendable {
 
     private func sample(at n: Int) -> Int16 {
         let (index, phase) = position(of: n)
-        let first = index - halfTaps + 1 - bufferStart
+        return buffer.withUnsafeBufferPointer { sample(index: index, phase: phase, input: $0) }
+    }
+
+    /// The output sample at input position `index` + `phase`/phases, from `input` (the buffer).
+    @inline(__always) private func sample(index: Int, phase: Int, input: UnsafeBufferPointer<Int16>) -> Int16 {
+        let first = index - halfTaps + 1 - leadingZeros - bufferStart
         if sumsFitInt32 {
             var acc: Int32 = 0
             taps[phase].withUnsafeBufferPointer { kernel in
-                buffer.withUnsafeBufferPointer { input in
-                    // Eight taps at a time in vector registers, the rest one by one; wrapping
-                    // operators only to drop overflow checks: `sumsFitInt32` bounds every sum.
-                    let count = kernel.count
-                    let vectorEnd = count - count % 8
-                    let samples = UnsafeRawPointer(input.baseAddress! + first)
-                    let weights = UnsafeRawPointer(kernel.baseAddress!)
-                    var lanes = SIMD8<Int32>()
-                    var t = 0
-                    while t < vectorEnd {
-                        let x = SIMD8<Int32>(truncatingIfNeeded: samples.loadUnaligned(fromByteOffset: 2 * t, as: SIMD8<Int16>.self))
-                        lanes &+= x &* weights.loadUnaligned(fromByteOffset: 4 * t, as: SIMD8<Int32>.self)
-                        t += 8
-                    }
-                    acc = lanes.wrappedSum()
-                    while t < count {
-                        acc = acc &+ kernel[t] &* Int32(input[first + t])
-                        t += 1
-                    }
+                // Eight taps at a time in vector registers, the rest one by one; wrapping
+                // operators only to drop overflow checks: `sumsFitInt32` bounds every sum.
+                let count = kernel.count
+                let vectorEnd = count - count % 8
+                let samples = UnsafeRawPointer(input.baseAddress! + first)
+                let weights = UnsafeRawPointer(kernel.baseAddress!)
+                var lanes = SIMD8<Int32>()
+                var t = 0
+                while t < vectorEnd {
+                    let x = SIMD8<Int32>(truncatingIfNeeded: samples.loadUnaligned(fromByteOffset: 2 * t, as: SIMD8<Int16>.self))
+                    lanes &+= x &* weights.loadUnaligned(fromByteOffset: 4 * t, as: SIMD8<Int32>.self)
+                    t += 8
+                }
+                acc = lanes.wrappedSum()
+                while t < count {
+                    acc = acc &+ kernel[t] &* Int32(input[first + t])
+                    t += 1
                 }
             }
             return Int16(clamping: (acc &+ (1 << 14)) >> 15)
         }
         var acc: Int64 = 0
         taps[phase].withUnsafeBufferPointer { kernel in
-            buffer.withUnsafeBufferPointer { input in
-                for t in 0..<kernel.count {
-                    acc += Int64(kernel[t]) * Int64(input[first + t])
-                }
+            for t in 0..<kernel.count {
+                acc += Int64(kernel[t]) * Int64(input[first + t])
             }
         }
         let rounded = (acc + (1 << 14)) >> 15
@@ -196,15 +204,20 @@ public struct Resampler: Sendable {
 
     private mutating func drain(available: Int) -> [Int16] {
         var out: [Int16] = []
-        while true {
-            let (index, _) = position(of: outputIndex)
-            if index + halfTaps >= available { break }
-            out.append(sample(at: outputIndex))
-            outputIndex += 1
+        out.reserveCapacity(max(0, available * outputRate / inputRate - outputIndex + 1))
+        var next = outputIndex
+        buffer.withUnsafeBufferPointer { input in
+            while true {
+                let (index, phase) = position(of: next)
+                if index + halfTaps >= available { break }
+                out.append(sample(index: index, phase: phase, input: input))
+                next += 1
+            }
         }
+        outputIndex = next
         // Drop input no longer needed, keeping the filter's look-back.
         let (nextIndex, _) = position(of: outputIndex)
-        let keepFrom = nextIndex - halfTaps + 1
+        let keepFrom = nextIndex - halfTaps + 1 - leadingZeros
         let drop = keepFrom - bufferStart
         if drop > 4096 {
             buffer.removeFirst(drop)

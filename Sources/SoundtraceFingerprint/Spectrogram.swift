@@ -32,12 +32,21 @@ final class Spectrogram {
         var start = 0
         var logPower = [Int32](repeating: 0, count: n / 2 + 1)
         while pending.count - start >= n {
-            for i in 0..<n {
-                // Q15 sample × Q15 window = Q30; one more bit makes full-scale Q31 input.
-                frameInput[i] = (Int32(pending[start + i]) * window[i]) << 1
+            pending.withUnsafeBufferPointer { samples in
+                window.withUnsafeBufferPointer { window in
+                    frameInput.withUnsafeMutableBufferPointer { input in
+                        for i in 0..<n {
+                            // Q15 sample × Q15 window = Q30 (two 16-bit factors: no overflow); one
+                            // more bit makes full-scale Q31 input.
+                            input[i] = (Int32(samples[start &+ i]) &* window[i]) << 1
+                        }
+                    }
+                }
             }
             fft.power(of: frameInput, into: &power)
-            for i in 0..<power.count { logPower[i] = FixedLog.log2Q8(power[i]) }
+            power.withUnsafeBufferPointer { power in
+                logPower.withUnsafeMutableBufferPointer { FixedLog.log2Q8(power, into: $0) }
+            }
             row(framesProduced, logPower)
             framesProduced += 1
             start += hop

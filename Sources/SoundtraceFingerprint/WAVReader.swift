@@ -167,9 +167,17 @@ public enum WAVReader {
         guard frames > 0 else { throw .empty(path: name) }
         if format.encoding == .integer && format.bits == 16 && format.channels == 1 {
             // The common query format: widening to 32 bits and rounding back, as below, gives each
-            // sample back unchanged, so it is copied (a tenth of the instructions per sample).
-            let samples = bytes.withUnsafeBytes { raw in
-                (0..<frames).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: start + 2 * $0, as: Int16.self)) }
+            // sample back unchanged, so the bytes are copied as they are (little-endian, like the
+            // file, on every host the appliance runs on; swapped where the host is not).
+            let samples = [Int16](unsafeUninitializedCapacity: frames) { buffer, initialized in
+                bytes.withUnsafeBytes { raw in
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: raw[start..<(start + 2 * frames)]))
+                }
+                #if _endian(big)
+                    for i in 0..<frames { buffer[i] = Int16(littleEndian: buffer[i]) }
+                #endif
+                initialized = frames
             }
             return PCMAudio(sampleRate: format.rate, samples: samples)
         }

@@ -45,6 +45,32 @@ import Testing
         #expect(out.samples[100..<7900].allSatisfy { $0 == 12345 })
     }
 
+    /// Each output sample of an impulse is the kernel's tap that lands on it, rounded: the
+    /// filter's alignment to the input, including the zero taps the resampler puts in front of
+    /// each kernel so that it is whole vectors long.
+    @Test(arguments: [11025, 16000, 44100, 48000])
+    func anImpulseComesOutAsTheKernelAtItsPlace(rate: Int) {
+        let at = 300
+        var input = [Int16](repeating: 0, count: 700)
+        input[at] = 16384
+        let out = Resampler.convert(PCMAudio(sampleRate: rate, samples: input), to: 8000).samples
+        let filter = Resampler.filter(inputRate: rate, outputRate: 8000)
+        let half = filter.halfTaps
+        for (n, sample) in out.enumerated() {
+            // The input sample at or before output n, and the 64th of a sample after it.
+            let exact = n * rate
+            var index = exact / 8000
+            var phase = ((exact % 8000) * 64 + 4000) / 8000
+            if phase == 64 {
+                index += 1
+                phase = 0
+            }
+            let tap = at - index + half - 1
+            let weight = (0..<2 * half).contains(tap) ? Int(filter.taps[phase][tap]) : 0
+            #expect(Int(sample) == (weight * 16384 + (1 << 14)) >> 15, "output \(n) at \(rate) Hz")
+        }
+    }
+
     @Test func streamingGivesTheSameSamplesHoweverTheInputIsSplit() {
         let input = TestAudio.music(seed: 5, seconds: 3, rate: 44100)
         let whole = Resampler.convert(input, to: 8000).samples
