@@ -26,9 +26,19 @@ enum Mounts {
     }
 
     /// Makes the tmpfs on `directory` read-only, as a card mounted read-only after errors would be.
+    /// A remount to read-only is refused (EBUSY) while any process holds a file on it open for
+    /// writing. Other suites of this process start child processes, and a child holds this test's
+    /// descriptors from its fork until its exec closes them: a CI run met that moment once. So a
+    /// busy remount is tried again, for up to five seconds.
     static func remountReadOnly(_ directory: String) throws {
-        guard mount("tmpfs", directory, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 else {
-            throw TestFailure("remount \(directory) read-only: \(String(cString: strerror(errno)))")
+        var attempts = 0
+        while mount("tmpfs", directory, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) != 0 {
+            let error = errno
+            attempts += 1
+            guard error == EBUSY, attempts < 50 else {
+                throw TestFailure("remount \(directory) read-only: \(String(cString: strerror(error)))")
+            }
+            usleep(100_000)
         }
     }
 }
