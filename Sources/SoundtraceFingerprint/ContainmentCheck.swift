@@ -1,14 +1,23 @@
-/// Is everything the reference plays at an alignment also in what was heard?
+/// Is everything the reference plays at an alignment also in what was heard, and nothing else but
+/// noise and the room?
 ///
 /// Noise, a room and a microphone add sound and colour it, but they cannot take away what the
 /// recording plays: where the reference is loud in a band, the heard band is at least as loud as
 /// the reference (times the room's gain) plus the noise floor. Music that shares one layer with a
 /// reference (a loop, a riff, a bass line) but is another recording lacks the reference's other
-/// layers: where those are loud, the heard band falls short. That shortfall is what this measures,
+/// layers: where those are loud, the heard band falls short. That shortfall is the first measure,
 /// per band: the noise floor is the heard band's quiet end, the gain the median ratio over the
 /// reference's loud moments, and the shortfall how far the heard level falls below
-/// gain × reference + floor there, beyond a margin for the stored levels' 3 dB steps. The result
-/// is the mean over loud cells and bands, in log2 units (Q12; 4096 ≈ 3 dB). Integer arithmetic only.
+/// gain × reference + floor there, beyond a margin for the stored levels' 3 dB steps.
+///
+/// Nor can noise or a room make the recording play what it does not: above the floor, what they
+/// add is an echo of what the recording has just played, dying away. Another recording that keeps
+/// one layer plays its own notes where the reference is quiet. That surplus is the second measure:
+/// how far the heard level stands above gain × reference + floor, where the reference's level also
+/// rings on from the cells before (`containmentEchoShift`), beyond the same margin; the heard level
+/// here is the quietest of the neighbouring frames, as the shortfall's is the loudest, so that
+/// neither counts an alignment's one-frame slack against the recording. Both are means over cells
+/// and bands, in log2 units (Q12; 4096 ≈ 3 dB). Integer arithmetic only.
 struct ContainmentCheck: Equatable {
     /// Reference level frames compared (each covers every band).
     let cells: Int
@@ -17,16 +26,26 @@ struct ContainmentCheck: Equatable {
     /// How far the reference's loudest level (times the gain) stands above the heard noise floor,
     /// mean over bands, log2 Q8: an estimate of the signal-to-noise ratio of what was heard.
     var clearanceQ8 = 0
+    /// Mean surplus above the expected level, echo included, log2 Q12 (4096 = 3.01 dB).
+    var surplusQ12 = 0
 
     /// Shortfall in dB (reporting only).
     var shortfallDecibels: Double { Double(shortfallQ12) / 4096 * 3.0103 }
+    /// Surplus in dB (reporting only).
+    var surplusDecibels: Double { Double(surplusQ12) / 4096 * 3.0103 }
 
-    /// Whether the alignment checked by `signature` holds everything the reference plays there:
-    /// a small shortfall, or a moderate one (a room's colouring) where the signatures agree closely.
+    /// Whether the alignment checked by `signature` holds everything the reference plays there: a
+    /// small shortfall, or a moderate one (a room's colouring) where the signatures agree closely
+    /// and little else was heard. A room that takes away partials adds only its echo; music that
+    /// lacks some of the reference and plays notes of its own is another recording. Where nothing
+    /// is missing, a surplus is no evidence either way: people talking over the recording add one.
     func passes(_ p: EngineParameters, signature: SignatureCheck) -> Bool {
         guard cells >= p.containmentMinCells else { return false }
-        return shortfallQ12 <= p.containmentMaxShortfallQ12
-            || (shortfallQ12 <= p.containmentColouredMaxShortfallQ12 && signature.errorRateQ12 <= p.containmentColouredMaxErrorRateQ12)
+        if shortfallQ12 <= p.containmentMaxShortfallQ12 { return true }
+        let addsNothingElse =
+            surplusQ12 <= p.containmentMaxSurplusQ12 || signature.errorRateQ12 <= p.containmentCloseErrorRateQ12
+        return shortfallQ12 <= p.containmentColouredMaxShortfallQ12
+            && signature.errorRateQ12 <= p.containmentColouredMaxErrorRateQ12 && addsNothingElse
     }
 
     /// The check of `reference` at `offsetFrames` and speed `speedStep`, over the query frames
@@ -43,6 +62,7 @@ struct ContainmentCheck: Equatable {
         let n = p.speedDenominator + speedStep
         let d = p.speedDenominator
         var heard: [UInt64] = []
+        var quietest: [UInt64] = []
         var steps: [Int] = []
         for frame in (p.signatureSmoothingFrames - 1)..<queryFrames {
             let referenceFrame = offsetFrames + (speedStep == 0 ? frame : roundedDivide(frame * n, d))
@@ -56,9 +76,14 @@ struct ContainmentCheck: Equatable {
             for b in 0..<bands {
                 for f in earliest...latest { levels[b] = max(levels[b], query[f * frameStride + first + b]) }
             }
+            var lows = [UInt64](repeating: UInt64.max, count: bands)
+            for b in 0..<bands {
+                for f in earliest...latest { lows[b] = min(lows[b], query[f * frameStride + first + b]) }
+            }
             // Digital silence (a bridged gap in the capture) was not heard at all: no evidence.
             guard levels.contains(where: { $0 >= Self.silence }) else { continue }
             heard += levels
+            quietest += lows
             for b in 0..<bands { steps.append(ReferenceLevels.step(word, band: b)) }
         }
         let cells = heard.count / bands
@@ -80,32 +105,41 @@ struct ContainmentCheck: Equatable {
         guard upper > lower else { return ContainmentCheck(cells: 0, shortfallQ12: 0) }
         var total = 0
         var clearance = 0
+        var surplus = 0
         var counted = 0
         var columnSteps = [Int](repeating: 0, count: upper - lower)
+        var lowColumn = [UInt64](repeating: 0, count: upper - lower)
         column = [UInt64](repeating: 0, count: upper - lower)
         for b in 0..<bands {
             for c in lower..<upper {
                 column[c - lower] = heard[c * bands + b]
+                lowColumn[c - lower] = quietest[c * bands + b]
                 columnSteps[c - lower] = steps[c * bands + b]
             }
-            guard let band = bandShortfallQ12(heard: column, steps: columnSteps, floor: floors[b], parameters: p) else { continue }
+            guard let band = bandMeasures(heard: column, lows: lowColumn, steps: columnSteps, floor: floors[b], parameters: p) else {
+                continue
+            }
             total += band.shortfall
             clearance += band.clearance
+            surplus += band.surplus
             counted += 1
         }
         guard counted > 0 else { return ContainmentCheck(cells: 0, shortfallQ12: 0) }
-        return ContainmentCheck(cells: upper - lower, shortfallQ12: total / counted, clearanceQ8: clearance / counted)
+        return ContainmentCheck(
+            cells: upper - lower, shortfallQ12: total / counted, clearanceQ8: clearance / counted, surplusQ12: surplus / counted)
     }
 
     /// Smoothed band power below which a cell counts as digital silence (every band).
     static let silence: UInt64 = 256
 
-    /// One band's mean shortfall over the reference's loud cells, log2 Q12; nil when the reference
-    /// is never above its floor there (a level at the floor only says "this quiet or quieter").
-    private static func bandShortfallQ12(
-        heard: [UInt64], steps: [Int], floor: UInt64,
+    /// One band's mean shortfall over the reference's loud cells and mean surplus over all its cells
+    /// (`heard` the loudest, `lows` the quietest of each cell's neighbouring frames), log2 Q12; nil
+    /// when the reference is never above its floor there (a level at the floor only says "this quiet
+    /// or quieter").
+    private static func bandMeasures(
+        heard: [UInt64], lows: [UInt64], steps: [Int], floor: UInt64,
         parameters p: EngineParameters
-    ) -> (shortfall: Int, clearance: Int)? {
+    ) -> (shortfall: Int, clearance: Int, surplus: Int)? {
         let cells = heard.count
         // The loudest share of the reference's cells (fewest steps below its loudest level).
         let loudest = steps.sorted()[min(cells - 1, cells * p.containmentLoudShareQ8 / 256)]
@@ -119,6 +153,17 @@ struct ContainmentCheck: Equatable {
         }
         guard !ratios.isEmpty else { return nil }
         let gain = ratios.sorted()[ratios.count / 2]
+        var surplusSum = 0
+        var echo: UInt64 = 0  // the reference's level here, or what the room still rings with
+        for c in 0..<cells {
+            let s = min(steps[c], shift)
+            let (scaled, overflow) = gain.multipliedReportingOverflow(by: 1 << UInt64(shift - s))
+            echo = max(overflow ? UInt64.max : scaled, echo >> UInt64(p.containmentEchoShift))
+            let (expected, carry) = echo.addingReportingOverflow(floor)
+            let expectedLog = Int(FixedLog.log2Q8(carry ? UInt64.max : expected))
+            let heardLog = Int(FixedLog.log2Q8(max(lows[c], 1)))
+            surplusSum += max(0, heardLog - expectedLog - p.containmentMarginQ8)
+        }
         var sum = 0
         for c in 0..<cells where steps[c] <= loudest && steps[c] < shift {
             let (scaled, overflow) = gain.multipliedReportingOverflow(by: 1 << UInt64(shift - steps[c]))
@@ -129,6 +174,6 @@ struct ContainmentCheck: Equatable {
         }
         let (top, overflow) = gain.multipliedReportingOverflow(by: 1 << UInt64(shift))
         let clearance = Int(FixedLog.log2Q8(overflow ? UInt64.max : top)) - Int(FixedLog.log2Q8(max(floor, 1)))
-        return (sum * 16 / ratios.count, clearance)
+        return (sum * 16 / ratios.count, clearance, surplusSum * 16 / cells)
     }
 }

@@ -65,6 +65,7 @@ public struct Verdict: Sendable, Equatable {
     /// dB (tuning and diagnosis; a match needs it small), and the level frames it compared.
     public var containmentShortfallDecibels: Double? { containment?.shortfallDecibels }
     public var containmentCells: Int? { containment?.cells }
+    public var containmentSurplusDecibels: Double? { containment?.surplusDecibels }
     public var containmentClearanceDecibels: Double? { containment.map { Double($0.clearanceQ8) / 256 * 3.0103 } }
     public var alignmentScore: Double? { alignmentCheck.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
 }

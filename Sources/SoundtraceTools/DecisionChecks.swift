@@ -36,13 +36,21 @@ enum DecisionChecks {
         let strict = Double(p.containmentMaxShortfallQ12) / 4096 * 3.0103
         let coloured = Double(p.containmentColouredMaxShortfallQ12) / 4096 * 3.0103
         let colouredRate = Double(p.containmentColouredMaxErrorRateQ12) / 4096
+        let surplusBar = Double(p.containmentMaxSurplusQ12) / 4096 * 3.0103
+        let closeRate = Double(p.containmentCloseErrorRateQ12) / 4096
         let shortfall = v.containmentShortfallDecibels
-        let passesContainment = shortfall.map { s in s <= strict || (s <= coloured && (rate ?? 1) <= colouredRate) }
+        let surplus = v.containmentSurplusDecibels ?? 0
+        let passesContainment = shortfall.map { s in
+            s <= strict || (s <= coloured && (rate ?? 1) <= colouredRate && (surplus <= surplusBar || (rate ?? 1) <= closeRate))
+        }
         checks.append(
             DecisionCheck(
-                name: "containment: heard level short of the recording's",
-                value: shortfall.map { "\(fmt($0)) dB over \(v.containmentCells ?? 0) level frames" } ?? "not measured",
-                bar: "at most \(fmt(strict)) dB, or \(fmt(coloured)) dB where signatures disagree at most \(fmt(colouredRate))",
+                name: "containment: heard level short of the recording's (and above it)",
+                value: shortfall.map { "\(fmt($0)) dB short, \(fmt(surplus)) dB above, over \(v.containmentCells ?? 0) level frames" }
+                    ?? "not measured",
+                bar:
+                    "at most \(fmt(strict)) dB short, or \(fmt(coloured)) dB with signatures within \(fmt(colouredRate)) "
+                    + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate)))",
                 passed: passesContainment))
         if let wide = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {
             checks.append(

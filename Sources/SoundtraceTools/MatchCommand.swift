@@ -156,7 +156,8 @@ struct MatchCommand {
                 ("alignmentScore", verdict.alignmentScore.map { Text.seconds($0) } ?? "null"),
                 ("containmentShortfall", verdict.containmentShortfallDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentCells", verdict.containmentCells.map(String.init) ?? "null"),
-                ("containmentClearance", verdict.containmentClearanceDecibels.map { Text.seconds($0) } ?? "null")
+                ("containmentClearance", verdict.containmentClearanceDecibels.map { Text.seconds($0) } ?? "null"),
+                ("containmentSurplus", verdict.containmentSurplusDecibels.map { Text.seconds($0) } ?? "null")
             ]
         }
         return Text.jsonObject(pairs)

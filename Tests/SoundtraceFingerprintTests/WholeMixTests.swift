@@ -75,4 +75,26 @@ import Testing
             weightedErrors: Int(errorRate * Double(weight)), weight: weight, scoreQ12: 0)
         #expect(containment.passes(p, signature: signature) == passes)
     }
+
+    /// The surplus bar of the colouring tier (EngineParameters): a room that takes partials away
+    /// adds only its echo, while a blind-set derivative that keeps the melody both lacks the
+    /// reference's accompaniment and plays its own. Where nothing is missing a surplus does not
+    /// count: people talking over the recording add one.
+    @Test(arguments: [
+        (shortfall: 0.30, surplus: 0.02, errorRate: 0.13, passes: true),  // a room: little above the echo
+        (shortfall: 0.36, surplus: 0.85, errorRate: 0.128, passes: false),  // lamplight's kept melody, run 10
+        (shortfall: 0.25, surplus: 0.41, errorRate: 0.117, passes: false),  // the same through the room
+        (shortfall: 0.30, surplus: 0.50, errorRate: 0.05, passes: true),  // signatures closer than any derivative's
+        (shortfall: 0.03, surplus: 0.90, errorRate: 0.30, passes: true)  // speech over the recording: nothing missing
+    ])
+    func theColouringTierAlsoWantsNothingAddedButTheRoomsEcho(shortfall: Double, surplus: Double, errorRate: Double, passes: Bool) {
+        let p = EngineParameters()
+        let containment = ContainmentCheck(
+            cells: 40, shortfallQ12: Int(shortfall / 3.0103 * 4096), surplusQ12: Int(surplus / 3.0103 * 4096))
+        let weight = 10_000
+        let signature = SignatureCheck(
+            reference: 0, offsetFrames: 0, speedStep: 0, bits: 2000,
+            weightedErrors: Int(errorRate * Double(weight)), weight: weight, scoreQ12: 0)
+        #expect(containment.passes(p, signature: signature) == passes)
+    }
 }
