@@ -274,7 +274,13 @@ public final class QueryMatcher {
                 chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks,
                 framesHeard: framesHeard, signature: check, signaturePassed: rescued, wideSignature: checks.wide)
             verdict.alignmentCheck = alignment
-            verdict.containment = checks.decisive?.containment ?? containment
+            if let decisive = checks.decisive {
+                verdict.containment = decisive.containment
+                verdict.containmentPassed = true
+            } else {
+                verdict.containment = containment
+                verdict.containmentPassed = judged(containment, at: alignment)
+            }
             return verdict
         }
         var verdict = Verdict(
@@ -285,7 +291,14 @@ public final class QueryMatcher {
             signaturePassed: confirmed, wideSignature: checks?.wide)
         verdict.alignmentCheck = alignment
         verdict.containment = containment
+        verdict.containmentPassed = judged(containment, at: alignment)
         return verdict
+    }
+
+    /// The containment check's pass or fail, judged with the signature check of its own alignment.
+    private func judged(_ containment: ContainmentCheck?, at check: SignatureCheck?) -> Bool? {
+        guard let containment, let check else { return nil }
+        return containment.passes(parameters, signature: check)
     }
 
     /// The containment check at a signature check's alignment (its best shift).

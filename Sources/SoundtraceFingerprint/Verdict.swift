@@ -35,6 +35,10 @@ public struct Verdict: Sendable, Equatable {
     var alignmentCheck: SignatureCheck? = nil
     /// The containment check of the deciding alignment (a match's, or the landmark winner's).
     var containment: ContainmentCheck? = nil
+    /// Whether that alignment held everything the reference plays (`ContainmentCheck.passes`, with
+    /// the signature check made at the same alignment); nil when it was not measured. Kept here so
+    /// that whoever explains a verdict reads the engine's own judgement instead of repeating its rule.
+    public internal(set) var containmentPassed: Bool? = nil
 
     /// Of that check (tuning and diagnosis): signature bits compared with any weight, their total
     /// weight, the weight of those that disagreed, and the score in standard units.

@@ -40,9 +40,6 @@ enum DecisionChecks {
         let closeRate = Double(p.containmentCloseErrorRateQ12) / 4096
         let shortfall = v.containmentShortfallDecibels
         let surplus = v.containmentSurplusDecibels ?? 0
-        let passesContainment = shortfall.map { s in
-            s <= strict || (s <= coloured && (rate ?? 1) <= colouredRate && (surplus <= surplusBar || (rate ?? 1) <= closeRate))
-        }
         checks.append(
             DecisionCheck(
                 name: "containment: heard level short of the recording's (and above it)",
@@ -51,7 +48,7 @@ enum DecisionChecks {
                 bar:
                     "at most \(fmt(strict)) dB short, or \(fmt(coloured)) dB with signatures within \(fmt(colouredRate)) "
                     + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate)))",
-                passed: passesContainment))
+                passed: v.containmentPassed))
         if let wide = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {
             checks.append(
                 DecisionCheck(

@@ -16,6 +16,7 @@ import Testing
         let verdict = try TestAudio.match(query, Self.catalog)
         #expect(verdict.isMatch && verdict.candidate == 0 && verdict.isConfirmedBySignature)
         #expect(try #require(verdict.alignmentErrorRate) < 0.1)
+        #expect(verdict.containmentPassed == true)
     }
 
     @Test(arguments: [0.0, -5.0])
@@ -48,6 +49,8 @@ import Testing
         // ... but the reference's other layers are missing from what was heard.
         #expect(verdict.outcome == .noMatch)
         #expect(try #require(verdict.containmentShortfallDecibels) * 4096 / 3.0103 > Double(p.containmentMaxShortfallQ12))
+        // `soundtrace explain` reads this judgement rather than working the rule out again.
+        #expect(verdict.containmentPassed == false)
     }
 
     @Test(arguments: [0, 1])

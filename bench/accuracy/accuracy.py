@@ -562,6 +562,9 @@ def snapshot_binary(binary: Path, work: Path) -> Path:
         tmp.rename(copy)
     for res in binary.parent.glob("*.resources"):
         link = folder / res.name
+        # A link left dangling (its bundle moved, or a shell glob that matched nothing) is replaced.
+        if link.is_symlink() and not link.exists():
+            link.unlink()
         if not link.exists():
             link.symlink_to(res)
     return copy
