@@ -159,8 +159,11 @@ CONDITIONS = [
     ("mic", "speaker→room→mic (300–5000 Hz, reverb, pink +10 dB)", "mic"),
     ("speed_p1", "speed +1 % (tempo and pitch)", "speed +1 %"),
     ("speed_m1", "speed −1 % (tempo and pitch)", "speed −1 %"),
+    ("speech", "people talking 10 dB under the music (espeak-ng voices)", "speech"),
 ]
 SNR_OF = {"snr_p5": 5.0, "snr_0": 0.0, "snr_m5": -5.0}
+# People talking in front of the kiosk: speech mixed in with its RMS this far below the music's.
+SPEECH_UNDER_MUSIC_DB = 10.0
 SPEED_OF = {"speed_p1": 1.01, "speed_m1": 0.99}
 MIC_SNR_DB = 10.0
 # The mic chain: a small speaker's pass band, then a moderate room (reverberance 40 %,
@@ -194,6 +197,21 @@ SPEECH = [
     ("en-gb-scotland+f3", ["-s", "150", "-p", "60"], "Counting from one to ten: one, two, three, four, five, "
                           "six, seven, eight, nine, ten. That is the end of the counting exercise for today."),
 ]
+
+# Our own sentences for the talking over positives ("speech" condition), spoken one after another
+# in turn by these voices into one long file that queries take slices of; none is one of the
+# speech negatives above, so that condition and negatives stay independent.
+TALK = [
+    ("en-us", [], "Look, this is the one I told you about. I think it was playing in the film last year."),
+    ("en-gb-x-rp+f2", [], "Could you hold my bag for a moment? I want to see what the little screen says."),
+    ("fr", [], "On attend encore un peu, et puis on va chercher un café au rez-de-chaussée."),
+    ("en-us+m3", ["-s", "190"], "No, the exhibition on the second floor closes at five, we still have time."),
+    ("es", [], "Escucha, creo que esta canción la ponían siempre en la radio del coche de mi padre."),
+    ("en-gb-scotland+f4", ["-p", "70"], "Is it finished already? Press the button again, it only listens for a bit."),
+    ("de+m2", [], "Das klingt wie die Musik aus dem Spiel, das wir früher zusammen gespielt haben."),
+    ("en-us+f3", ["-s", "140"], "Well, I still prefer the slower version, but this one has a better ending."),
+]
+TALK_GAP_SECONDS = 0.4  # between one speaker and the next
 
 
 # ----------------------------------------------------------------------------------------------
@@ -642,6 +660,27 @@ def noise_bank(work: Path) -> dict:
     return bank
 
 
+def talk_bank(work: Path) -> Path:
+    """The TALK sentences in turn, at the query format, as one file: each speech query takes its
+    own deterministic slice, as with the noise bank."""
+    out = work / f"queries-{RECIPE}" / "noise" / "talk.wav"
+    if out.exists():
+        return out
+    with tempfile.TemporaryDirectory(dir=work) as tmpd:
+        tmp = Path(tmpd)
+        parts = []
+        for i, (voice, extra, text) in enumerate(TALK):
+            raw, part = tmp / f"raw{i}.wav", tmp / f"talk{i}.wav"
+            subprocess.run(["espeak-ng", "-v", voice, *extra, "-w", str(raw), text], check=True, capture_output=True)
+            sox(str(raw), "-b", "16", str(part), "channels", "1", "rate", str(QUERY_RATE), "pad", "0",
+                str(TALK_GAP_SECONDS))
+            parts.append(str(part))
+        tmp_out = atomic_output(out)
+        sox(*parts, str(tmp_out))
+        tmp_out.rename(out)
+    return out
+
+
 def noise_slice(bank_file: Path, key: str, seconds: float, out: Path) -> None:
     total = wav_frames(bank_file)
     n = int(round(seconds * QUERY_RATE))
@@ -712,6 +751,10 @@ def make_positive_set(job: tuple) -> None:
                 mix_at_snr(clean, noise, SNR_OF[cond], part)
             elif cond == "mic":
                 mic_capture(track["wav"], start, length, noise, part, tmp)
+            elif cond == "speech":
+                talk = tmp / "talk.wav"
+                noise_slice(talk_bank(work), f"talk/{track['id']}/{start}/{length}", length, talk)
+                mix_at_snr(clean, talk, SPEECH_UNDER_MUSIC_DB, part)
             elif cond in SPEED_OF:
                 # `speed` resamples like a turntable running fast/slow: to get `length` seconds
                 # out we read length*factor seconds, starting where the query is expected.
