@@ -18,6 +18,11 @@
 /// here is the quietest of the neighbouring frames, as the shortfall's is the loudest, so that
 /// neither counts an alignment's one-frame slack against the recording. Both are means over cells
 /// and bands, in log2 units (Q12; 4096 ≈ 3 dB). Integer arithmetic only.
+///
+/// Sound added in bursts (people talking) lifts the median gain of the bands it covers, and the
+/// cells between its bursts then look short. So where the surplus shows that much was added, the
+/// shortfall is measured again with each band's gain taken from its steadiest half of cells, when
+/// that is lower (`steadiestHalf`); what another recording lacks stays missing either way.
 struct ContainmentCheck: Equatable {
     /// Reference level frames compared (each covers every band).
     let cells: Int
@@ -28,9 +33,15 @@ struct ContainmentCheck: Equatable {
     var clearanceQ8 = 0
     /// Mean surplus above the expected level, echo included, log2 Q12 (4096 = 3.01 dB).
     var surplusQ12 = 0
+    /// Where the surplus reached `containmentTalkSurplusQ12`: the shortfall again, with each band's
+    /// gain that of its steadiest half of cells when lower than the median (`steadiestHalf`).
+    var steadiestGainShortfallQ12: Int? = nil
 
-    /// Shortfall in dB (reporting only).
-    var shortfallDecibels: Double { Double(shortfallQ12) / 4096 * 3.0103 }
+    /// The shortfall the decision uses: the re-measured one where it was re-measured.
+    var decidingShortfallQ12: Int { min(shortfallQ12, steadiestGainShortfallQ12 ?? shortfallQ12) }
+
+    /// The deciding shortfall in dB (reporting only).
+    var shortfallDecibels: Double { Double(decidingShortfallQ12) / 4096 * 3.0103 }
     /// Surplus in dB (reporting only).
     var surplusDecibels: Double { Double(surplusQ12) / 4096 * 3.0103 }
 
@@ -41,6 +52,7 @@ struct ContainmentCheck: Equatable {
     /// is missing, a surplus is no evidence either way: people talking over the recording add one.
     func passes(_ p: EngineParameters, signature: SignatureCheck) -> Bool {
         guard cells >= p.containmentMinCells else { return false }
+        let shortfallQ12 = decidingShortfallQ12
         if shortfallQ12 <= p.containmentMaxShortfallQ12 { return true }
         let addsNothingElse =
             surplusQ12 <= p.containmentMaxSurplusQ12 || signature.errorRateQ12 <= p.containmentCloseErrorRateQ12
@@ -103,34 +115,63 @@ struct ContainmentCheck: Equatable {
         while lower < upper && quiet(lower) { lower += 1 }
         while upper > lower && quiet(upper - 1) { upper -= 1 }
         guard upper > lower else { return ContainmentCheck(cells: 0, shortfallQ12: 0) }
-        var total = 0
-        var clearance = 0
-        var surplus = 0
-        var counted = 0
-        var columnSteps = [Int](repeating: 0, count: upper - lower)
-        var lowColumn = [UInt64](repeating: 0, count: upper - lower)
-        column = [UInt64](repeating: 0, count: upper - lower)
-        for b in 0..<bands {
-            for c in lower..<upper {
-                column[c - lower] = heard[c * bands + b]
-                lowColumn[c - lower] = quietest[c * bands + b]
-                columnSteps[c - lower] = steps[c * bands + b]
+        func overBands(steadiestGain: Bool) -> (shortfall: Int, clearance: Int, surplus: Int, counted: Int) {
+            var total = 0
+            var clearance = 0
+            var surplus = 0
+            var counted = 0
+            var column = [UInt64](repeating: 0, count: upper - lower)
+            var lowColumn = [UInt64](repeating: 0, count: upper - lower)
+            var columnSteps = [Int](repeating: 0, count: upper - lower)
+            for b in 0..<bands {
+                for c in lower..<upper {
+                    column[c - lower] = heard[c * bands + b]
+                    lowColumn[c - lower] = quietest[c * bands + b]
+                    columnSteps[c - lower] = steps[c * bands + b]
+                }
+                guard
+                    let band = bandMeasures(
+                        heard: column, lows: lowColumn, steps: columnSteps, floor: floors[b], parameters: p,
+                        steadiestGain: steadiestGain)
+                else { continue }
+                total += band.shortfall
+                clearance += band.clearance
+                surplus += band.surplus
+                counted += 1
             }
-            guard let band = bandMeasures(heard: column, lows: lowColumn, steps: columnSteps, floor: floors[b], parameters: p) else {
-                continue
-            }
-            total += band.shortfall
-            clearance += band.clearance
-            surplus += band.surplus
-            counted += 1
+            return (total, clearance, surplus, counted)
         }
-        guard counted > 0 else { return ContainmentCheck(cells: 0, shortfallQ12: 0) }
-        return ContainmentCheck(
-            cells: upper - lower, shortfallQ12: total / counted, clearanceQ8: clearance / counted, surplusQ12: surplus / counted)
+        let measured = overBands(steadiestGain: false)
+        guard measured.counted > 0 else { return ContainmentCheck(cells: 0, shortfallQ12: 0) }
+        var check = ContainmentCheck(
+            cells: upper - lower, shortfallQ12: measured.shortfall / measured.counted,
+            clearanceQ8: measured.clearance / measured.counted, surplusQ12: measured.surplus / measured.counted)
+        // Something was added (people talking, most often): what it added must not make the
+        // rest look short. The surplus stays as first measured: it is what was added.
+        if check.surplusQ12 >= p.containmentTalkSurplusQ12 {
+            let steadier = overBands(steadiestGain: true)
+            check.steadiestGainShortfallQ12 = steadier.shortfall / max(1, steadier.counted)
+        }
+        return check
     }
 
     /// Smoothed band power below which a cell counts as digital silence (every band).
     static let silence: UInt64 = 256
+
+    /// The median of the half of `sorted` (ascending) that spans the fewest log2 units: the gain
+    /// of the cells that agree most closely, which sound added in bursts (words) does not reach,
+    /// as it reaches the median. The first such half on a tie.
+    static func steadiestHalf(of sorted: [UInt64]) -> UInt64 {
+        let logs = sorted.map { Int(FixedLog.log2Q8(max($0, 1))) }
+        let half = (logs.count + 1) / 2
+        var start = 0
+        var width = Int.max
+        for i in 0...(logs.count - half) where logs[i + half - 1] - logs[i] < width {
+            width = logs[i + half - 1] - logs[i]
+            start = i
+        }
+        return sorted[start + (half - 1) / 2]
+    }
 
     /// One band's mean shortfall over the reference's loud cells and mean surplus over all its cells
     /// (`heard` the loudest, `lows` the quietest of each cell's neighbouring frames), log2 Q12; nil
@@ -138,7 +179,7 @@ struct ContainmentCheck: Equatable {
     /// or quieter").
     private static func bandMeasures(
         heard: [UInt64], lows: [UInt64], steps: [Int], floor: UInt64,
-        parameters p: EngineParameters
+        parameters p: EngineParameters, steadiestGain: Bool
     ) -> (shortfall: Int, clearance: Int, surplus: Int)? {
         let cells = heard.count
         // The loudest share of the reference's cells (fewest steps below its loudest level).
@@ -152,7 +193,9 @@ struct ContainmentCheck: Equatable {
             ratios.append(above >> UInt64(shift - steps[c]))
         }
         guard !ratios.isEmpty else { return nil }
-        let gain = ratios.sorted()[ratios.count / 2]
+        ratios.sort()
+        let median = ratios[ratios.count / 2]
+        let gain = steadiestGain ? min(median, steadiestHalf(of: ratios)) : median
         var surplusSum = 0
         var echo: UInt64 = 0  // the reference's level here, or what the room still rings with
         for c in 0..<cells {

@@ -194,6 +194,17 @@ public struct EngineParameters: Sendable, Equatable {
     /// recording add a surplus too: applied to every match, the bar let 2 of 84 tuning queries with
     /// speech 10 dB under the music through where 56 had matched (docs/BENCHMARKS.md, run 11).
     public var containmentCloseErrorRateQ12 = 4096 * 6 / 100
+    /// People talking over the recording add sound in bursts: in the cells their words cover, the
+    /// heard/reference ratio is high, the median gain rises with it, and the cells between words
+    /// then look short (run 12: nearly every miss of the tuning set's speech condition had the
+    /// landmarks overwhelmingly right). Where the mean surplus is at least this (log2 Q12: 341 is
+    /// 0.25 dB), the shortfall is measured again with the gain of the band's steadiest half of
+    /// cells when that is lower (`ContainmentCheck`). Set on the tuning set (2026-12-03, session
+    /// 17): the speech misses it takes back stand 0.27-2.6 dB above and come out 0.007-0.054 dB
+    /// short; the 781 hard negatives it re-measures with their landmarks lined up and signatures
+    /// within the whole-mix bar still come out 0.15 dB short or more, their signatures 0.136 apart
+    /// or more (docs/BENCHMARKS.md, run 12).
+    public var containmentTalkSurplusQ12 = 341
 
     // MARK: Live recognition (query side): when a session's recognizer samples its verdict
 

@@ -70,6 +70,9 @@ public struct Verdict: Sendable, Equatable {
     public var containmentShortfallDecibels: Double? { containment?.shortfallDecibels }
     public var containmentCells: Int? { containment?.cells }
     public var containmentSurplusDecibels: Double? { containment?.surplusDecibels }
+    /// Whether so much was added (people talking, most often) that the shortfall was measured with
+    /// each band's steadiest gain (`ContainmentCheck.steadiestGainShortfallQ12`).
+    public var containmentGainSteadied: Bool { containment?.steadiestGainShortfallQ12 != nil }
     public var containmentClearanceDecibels: Double? { containment.map { Double($0.clearanceQ8) / 256 * 3.0103 } }
     public var alignmentScore: Double? { alignmentCheck.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
 }

@@ -43,8 +43,10 @@ enum DecisionChecks {
         checks.append(
             DecisionCheck(
                 name: "containment: heard level short of the recording's (and above it)",
-                value: shortfall.map { "\(fmt($0)) dB short, \(fmt(surplus)) dB above, over \(v.containmentCells ?? 0) level frames" }
-                    ?? "not measured",
+                value: shortfall.map {
+                    let gain = v.containmentGainSteadied ? " (sound was added: gain from the steadiest half of the frames)" : ""
+                    return "\(fmt($0)) dB short\(gain), \(fmt(surplus)) dB above, over \(v.containmentCells ?? 0) level frames"
+                } ?? "not measured",
                 bar:
                     "at most \(fmt(strict)) dB short, or \(fmt(coloured)) dB with signatures within \(fmt(colouredRate)) "
                     + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate)))",

@@ -157,7 +157,8 @@ struct MatchCommand {
                 ("containmentShortfall", verdict.containmentShortfallDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentCells", verdict.containmentCells.map(String.init) ?? "null"),
                 ("containmentClearance", verdict.containmentClearanceDecibels.map { Text.seconds($0) } ?? "null"),
-                ("containmentSurplus", verdict.containmentSurplusDecibels.map { Text.seconds($0) } ?? "null")
+                ("containmentSurplus", verdict.containmentSurplusDecibels.map { Text.seconds($0) } ?? "null"),
+                ("containmentGainSteadied", verdict.containmentCells == nil ? "null" : String(verdict.containmentGainSteadied))
             ]
         }
         return Text.jsonObject(pairs)
