@@ -23,6 +23,18 @@
 /// cells between its bursts then look short. So where the surplus shows that much was added, the
 /// shortfall is measured again with each band's gain taken from its steadiest half of cells, when
 /// that is lower (`steadiestHalf`); what another recording lacks stays missing either way.
+/// The bars of `ContainmentCheck.passes`, from the strictest.
+enum ContainmentTier: Equatable {
+    /// At most `containmentMaxShortfallQ12` short.
+    case nothingMissing
+    /// A room's colouring: up to `containmentColouredMaxShortfallQ12` short with the signatures
+    /// close and little else heard.
+    case coloured
+    /// The same colouring heard through noise: the signatures further apart, next to nothing heard
+    /// above the recording (`containmentQuietMaxSurplusQ12`).
+    case colouredInNoise
+}
+
 struct ContainmentCheck: Equatable {
     /// Reference level frames compared (each covers every band).
     let cells: Int
@@ -47,17 +59,30 @@ struct ContainmentCheck: Equatable {
 
     /// Whether the alignment checked by `signature` holds everything the reference plays there: a
     /// small shortfall, or a moderate one (a room's colouring) where the signatures agree closely
-    /// and little else was heard. A room that takes away partials adds only its echo; music that
-    /// lacks some of the reference and plays notes of its own is another recording. Where nothing
-    /// is missing, a surplus is no evidence either way: people talking over the recording add one.
+    /// and little else was heard, or where next to nothing else was heard at all. A room that takes
+    /// away partials adds only its echo, and noise flips signature bits without adding notes; music
+    /// that lacks some of the reference and plays notes of its own is another recording. Where
+    /// nothing is missing, a surplus is no evidence either way: people talking over the recording
+    /// add one.
     func passes(_ p: EngineParameters, signature: SignatureCheck) -> Bool {
-        guard cells >= p.containmentMinCells else { return false }
+        tier(p, signature: signature) != nil
+    }
+
+    /// Which bar the alignment passed, nil when it passed none (`passes`).
+    func tier(_ p: EngineParameters, signature: SignatureCheck) -> ContainmentTier? {
+        guard cells >= p.containmentMinCells else { return nil }
         let shortfallQ12 = decidingShortfallQ12
-        if shortfallQ12 <= p.containmentMaxShortfallQ12 { return true }
+        if shortfallQ12 <= p.containmentMaxShortfallQ12 { return .nothingMissing }
+        guard shortfallQ12 <= p.containmentColouredMaxShortfallQ12 else { return nil }
         let addsNothingElse =
             surplusQ12 <= p.containmentMaxSurplusQ12 || signature.errorRateQ12 <= p.containmentCloseErrorRateQ12
-        return shortfallQ12 <= p.containmentColouredMaxShortfallQ12
-            && signature.errorRateQ12 <= p.containmentColouredMaxErrorRateQ12 && addsNothingElse
+        if signature.errorRateQ12 <= p.containmentColouredMaxErrorRateQ12 && addsNothingElse { return .coloured }
+        if cells >= p.containmentQuietMinCells && surplusQ12 <= p.containmentQuietMaxSurplusQ12
+            && signature.errorRateQ12 <= p.containmentQuietMaxErrorRateQ12
+        {
+            return .colouredInNoise
+        }
+        return nil
     }
 
     /// The check of `reference` at `offsetFrames` and speed `speedStep`, over the query frames

@@ -38,6 +38,8 @@ enum DecisionChecks {
         let colouredRate = Double(p.containmentColouredMaxErrorRateQ12) / 4096
         let surplusBar = Double(p.containmentMaxSurplusQ12) / 4096 * 3.0103
         let closeRate = Double(p.containmentCloseErrorRateQ12) / 4096
+        let quietRate = Double(p.containmentQuietMaxErrorRateQ12) / 4096
+        let quietSurplusBar = Double(p.containmentQuietMaxSurplusQ12) / 4096 * 3.0103
         let shortfall = v.containmentShortfallDecibels
         let surplus = v.containmentSurplusDecibels ?? 0
         checks.append(
@@ -49,7 +51,8 @@ enum DecisionChecks {
                 } ?? "not measured",
                 bar:
                     "at most \(fmt(strict)) dB short, or \(fmt(coloured)) dB with signatures within \(fmt(colouredRate)) "
-                    + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate)))",
+                    + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate))), "
+                    + "or within \(fmt(quietRate)) and at most \(fmt(quietSurplusBar)) dB above over \(p.containmentQuietMinCells) frames or more",
                 passed: v.containmentPassed))
         if let wide = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {
             checks.append(

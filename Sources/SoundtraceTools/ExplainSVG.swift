@@ -11,7 +11,8 @@ enum ExplainSVG {
     static func render(_ e: QueryExplanation, catalog: Catalog, title: String) -> String {
         var svg: [String] = []
         let checks = DecisionChecks.of(e)
-        let height = 820.0 + 38.0 * Double(checks.count)
+        let bars = checks.map { wrapped("needs \($0.bar)", columns: barColumns) }
+        let height = 820.0 + 38.0 * Double(checks.count) + 16.0 * Double(bars.joined().count - bars.count)
         svg.append(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\" font-size=\"13\">"
         )
@@ -26,17 +27,37 @@ enum ExplainSVG {
         agreement(e, top: 590, height: 150, into: &svg)
         var y = 790.0
         svg.append(text(left, y, "Checks (each must pass for a match)", size: 14, bold: true))
-        for check in checks {
+        for (check, bar) in zip(checks, bars) {
             y += 22
             let mark = check.passed.map { $0 ? "pass" : "FAIL" } ?? "—"
             let color = check.passed.map { $0 ? "#176b2c" : "#9b1c1c" } ?? "#555"
             svg.append(text(left, y, "\(mark)", bold: true, color: color))
             svg.append(text(left + 50, y, "\(check.name): \(check.value)"))
-            y += 16
-            svg.append(text(left + 50, y, "needs \(check.bar)", size: 12, color: "#555"))
+            for line in bar {
+                y += 16
+                svg.append(text(left + 50, y, line, size: 12, color: "#555"))
+            }
         }
         svg.append("</svg>")
         return svg.joined(separator: "\n") + "\n"
+    }
+
+    /// Characters of 12-pixel text that fit the width right of the pass/fail column.
+    static let barColumns = 125
+
+    /// `line` broken at spaces into lines of at most `columns` characters (a longer word alone).
+    static func wrapped(_ line: String, columns: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+            if !current.isEmpty && current.count + 1 + word.count > columns {
+                lines.append(current)
+                current = String(word)
+            } else {
+                current = current.isEmpty ? String(word) : current + " " + word
+            }
+        }
+        return lines + [current]
     }
 
     private static func spectrogram(_ e: QueryExplanation, top: Double, height: Double, into svg: inout [String]) {

@@ -86,6 +86,17 @@ import Testing
         #expect(png.suffix(12) == [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
     }
 
+    /// A bar too long for the picture's width is broken at spaces; nothing is lost or cut.
+    @Test func longBarsWrapAtSpaces() {
+        #expect(ExplainSVG.wrapped("needs at most 10", columns: 40) == ["needs at most 10"])
+        #expect(ExplainSVG.wrapped("aa bb cc dd", columns: 5) == ["aa bb", "cc dd"])
+        #expect(ExplainSVG.wrapped("abcdefgh ij", columns: 5) == ["abcdefgh", "ij"])
+        let bars = String(repeating: "at most 0.06 dB short, or 0.4 dB with signatures within 0.14 ", count: 4)
+        let lines = ExplainSVG.wrapped(bars, columns: ExplainSVG.barColumns)
+        #expect(lines.count > 1 && lines.allSatisfy { $0.count <= ExplainSVG.barColumns })
+        #expect(lines.joined(separator: " ") == bars)
+    }
+
     @Test func badCommandLinesAreUsageErrors() {
         #expect(CLIRun(["explain"]).status == .usage)
         #expect(CLIRun(["explain", "a.wav", "b.wav"]).status == .usage)
