@@ -20,9 +20,10 @@
 /// and bands, in log2 units (Q12; 4096 ≈ 3 dB). Integer arithmetic only.
 ///
 /// Sound added in bursts (people talking) lifts the median gain of the bands it covers, and the
-/// cells between its bursts then look short. So where the surplus shows that much was added, the
-/// shortfall is measured again with each band's gain taken from its steadiest half of cells, when
-/// that is lower (`steadiestHalf`); what another recording lacks stays missing either way.
+/// cells between its bursts then look short. So where the surplus shows that much was added, over
+/// enough cells, the shortfall is measured again with each band's gain taken from its steadiest
+/// half of cells, when that is lower (`steadiestHalf`); what another recording lacks stays missing
+/// either way.
 /// The bars of `ContainmentCheck.passes`, from the strictest.
 enum ContainmentTier: Equatable {
     /// At most `containmentMaxShortfallQ12` short.
@@ -45,8 +46,9 @@ struct ContainmentCheck: Equatable {
     var clearanceQ8 = 0
     /// Mean surplus above the expected level, echo included, log2 Q12 (4096 = 3.01 dB).
     var surplusQ12 = 0
-    /// Where the surplus reached `containmentTalkSurplusQ12`: the shortfall again, with each band's
-    /// gain that of its steadiest half of cells when lower than the median (`steadiestHalf`).
+    /// Where the surplus reached `containmentTalkSurplusQ12` over at least `containmentTalkMinCells`
+    /// cells: the shortfall again, with each band's gain that of its steadiest half of cells when
+    /// lower than the median (`steadiestHalf`).
     var steadiestGainShortfallQ12: Int? = nil
 
     /// The shortfall the decision uses: the re-measured one where it was re-measured.
@@ -172,8 +174,10 @@ struct ContainmentCheck: Equatable {
             cells: upper - lower, shortfallQ12: measured.shortfall / measured.counted,
             clearanceQ8: measured.clearance / measured.counted, surplusQ12: measured.surplus / measured.counted)
         // Something was added (people talking, most often): what it added must not make the
-        // rest look short. The surplus stays as first measured: it is what was added.
-        if check.surplusQ12 >= p.containmentTalkSurplusQ12 {
+        // rest look short. The surplus stays as first measured: it is what was added. Only over
+        // enough of the recording: in a shorter stretch, a piece that keeps one layer can find a
+        // steadiest half that hides what it lacks.
+        if check.surplusQ12 >= p.containmentTalkSurplusQ12 && check.cells >= p.containmentTalkMinCells {
             let steadier = overBands(steadiestGain: true)
             check.steadiestGainShortfallQ12 = steadier.shortfall / max(1, steadier.counted)
         }

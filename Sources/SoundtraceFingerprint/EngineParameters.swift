@@ -222,6 +222,12 @@ public struct EngineParameters: Sendable, Equatable {
     /// within the whole-mix bar still come out 0.15 dB short or more, their signatures 0.136 apart
     /// or more (docs/BENCHMARKS.md, run 12).
     public var containmentTalkSurplusQ12 = 341
+    /// ... over at least this many level frames (about 3.8 s). In shorter stretches a piece that
+    /// keeps one layer can find a steadiest half that hides what it lacks: a live session of a
+    /// fresh take of a tuning derivative (the melody kept, through the microphone chain) matched
+    /// at 27-29 frames, 0.052-0.058 dB short with the steadier gain, and no longer does
+    /// (2026-12-03, session 18; docs/BENCHMARKS.md, run 13).
+    public var containmentTalkMinCells = 30
 
     // MARK: Live recognition (query side): when a session's recognizer samples its verdict
 

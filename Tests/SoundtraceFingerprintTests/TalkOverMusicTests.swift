@@ -47,6 +47,19 @@ import Testing
         #expect(try #require(containment.steadiestGainShortfallQ12) > 10 * p.containmentMaxShortfallQ12)
     }
 
+    /// Over less than `containmentTalkMinCells` level frames the steadier gain is not tried: a short
+    /// stretch of a piece that keeps one layer can find a steadiest half that hides what it lacks.
+    @Test func aShortStretchIsNotMeasuredAgain() throws {
+        let rate = WholeMixTests.rate
+        let p = WholeMixTests.catalog.parameters
+        let clean = TestAudio.excerpt(WholeMixTests.references[1].1, from: 20 * rate, count: 3 * rate)
+        let verdict = try TestAudio.match(Self.withTalk(clean, louderBy: 1.41), WholeMixTests.catalog)
+        let containment = try #require(verdict.containment)
+        #expect(containment.cells < p.containmentTalkMinCells)
+        #expect(containment.surplusQ12 >= p.containmentTalkSurplusQ12)
+        #expect(containment.steadiestGainShortfallQ12 == nil)
+    }
+
     /// The steadiest half is the run of half the values (rounded up) with the least spread in log
     /// units; its median is the gain.
     @Test func theSteadiestHalfIsTheTightestGroup() {
