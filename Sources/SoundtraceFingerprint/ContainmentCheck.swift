@@ -24,18 +24,6 @@
 /// enough cells, the shortfall is measured again with each band's gain taken from its steadiest
 /// half of cells, when that is lower (`steadiestHalf`); what another recording lacks stays missing
 /// either way.
-/// The bars of `ContainmentCheck.passes`, from the strictest.
-enum ContainmentTier: Equatable {
-    /// At most `containmentMaxShortfallQ12` short.
-    case nothingMissing
-    /// A room's colouring: up to `containmentColouredMaxShortfallQ12` short with the signatures
-    /// close and little else heard.
-    case coloured
-    /// The same colouring heard through noise: the signatures further apart, next to nothing heard
-    /// above the recording (`containmentQuietMaxSurplusQ12`).
-    case colouredInNoise
-}
-
 struct ContainmentCheck: Equatable {
     /// Reference level frames compared (each covers every band).
     let cells: Int

@@ -73,12 +73,8 @@ import Testing
     ])
     func theContainmentBarsSeparateNoiseAndRoomsFromMissingLayers(shortfall: Double, errorRate: Double, passes: Bool) {
         let p = EngineParameters()
-        let containment = ContainmentCheck(
-            cells: 40, shortfallQ12: Int(shortfall / 3.0103 * 4096), surplusQ12: Int(0.05 / 3.0103 * 4096))
-        let weight = 10_000
-        let signature = SignatureCheck(
-            reference: 0, offsetFrames: 0, speedStep: 0, bits: 2000,
-            weightedErrors: Int(errorRate * Double(weight)), weight: weight, scoreQ12: 0)
+        let containment = ContainmentCheck(cells: 40, shortfallQ12: Self.q12(shortfall), surplusQ12: Self.q12(0.05))
+        let signature = Self.signature(disagreeing: errorRate)
         #expect(containment.passes(p, signature: signature) == passes)
     }
 
@@ -95,12 +91,8 @@ import Testing
     ])
     func theColouringTierAlsoWantsNothingAddedButTheRoomsEcho(shortfall: Double, surplus: Double, errorRate: Double, passes: Bool) {
         let p = EngineParameters()
-        let containment = ContainmentCheck(
-            cells: 40, shortfallQ12: Int(shortfall / 3.0103 * 4096), surplusQ12: Int(surplus / 3.0103 * 4096))
-        let weight = 10_000
-        let signature = SignatureCheck(
-            reference: 0, offsetFrames: 0, speedStep: 0, bits: 2000,
-            weightedErrors: Int(errorRate * Double(weight)), weight: weight, scoreQ12: 0)
+        let containment = ContainmentCheck(cells: 40, shortfallQ12: Self.q12(shortfall), surplusQ12: Self.q12(surplus))
+        let signature = Self.signature(disagreeing: errorRate)
         #expect(containment.passes(p, signature: signature) == passes)
     }
 
@@ -118,13 +110,20 @@ import Testing
     ])
     func aRoomHeardThroughNoiseAddsNothing(cells: Int, shortfall: Double, surplus: Double, errorRate: Double, passes: Bool) {
         let p = EngineParameters()
-        let containment = ContainmentCheck(
-            cells: cells, shortfallQ12: Int(shortfall / 3.0103 * 4096), surplusQ12: Int(surplus / 3.0103 * 4096))
-        let weight = 10_000
-        let signature = SignatureCheck(
-            reference: 0, offsetFrames: 0, speedStep: 0, bits: 2000,
-            weightedErrors: Int(errorRate * Double(weight)), weight: weight, scoreQ12: 0)
+        let containment = ContainmentCheck(cells: cells, shortfallQ12: Self.q12(shortfall), surplusQ12: Self.q12(surplus))
+        let signature = Self.signature(disagreeing: errorRate)
         #expect(containment.passes(p, signature: signature) == passes)
         #expect((containment.tier(p, signature: signature) == .colouredInNoise) == passes)
+    }
+
+    /// Decibels as the containment check's log2 Q12 units.
+    static func q12(_ decibels: Double) -> Int { Int(decibels / 3.0103 * 4096) }
+
+    /// A signature check whose weighted bits disagree at `errorRate`.
+    static func signature(disagreeing errorRate: Double) -> SignatureCheck {
+        let weight = 10_000
+        return SignatureCheck(
+            reference: 0, offsetFrames: 0, speedStep: 0, bits: 2000,
+            weightedErrors: Int(errorRate * Double(weight)), weight: weight, scoreQ12: 0)
     }
 }
