@@ -180,6 +180,12 @@ public final class QueryMatcher {
         // cover the cells up to twice that far, read once each.
         let tolerance = parameters.offsetToleranceFrames
         let reach = 2 * tolerance
+        guard reach > 0, votes.counts.neighboursMayHold(cell, reach: reach) else {
+            // Most votes of a big catalog land alone: every window holds this cell only, and the
+            // first of the equal windows is taken, as below.
+            record(top: count, offset: offset - tolerance, reference: reference, stepIndex: stepIndex)
+            return
+        }
         let near = nearbyVotes
         votes.counts.read(from: cell - reach, into: UnsafeMutableBufferPointer(rebasing: near[..<reach]))
         near[reach] = count
@@ -196,16 +202,21 @@ public final class QueryMatcher {
                 topShift = shift
             }
         }
+        record(top: top, offset: offset + topShift, reference: reference, stepIndex: stepIndex)
+    }
+
+    /// Keeps a reference's fullest window so far, overall and at the recorded speed.
+    @inline(__always) private func record(top: Int, offset: Int, reference: Int, stepIndex: Int) {
         // Ties go to the speed closer to normal: neighbouring hypotheses overlap.
         let best = bestScore[reference]
         if top > best || (top == best && stepDistance[stepIndex] < stepDistance[bestStep[reference]]) {
             bestScore[reference] = top
-            bestOffset[reference] = offset + topShift
+            bestOffset[reference] = offset
             bestStep[reference] = stepIndex
         }
         if stepIndex == nominalStep && top > nominalScore[reference] {
             nominalScore[reference] = top
-            nominalOffset[reference] = offset + topShift
+            nominalOffset[reference] = offset
         }
     }
 

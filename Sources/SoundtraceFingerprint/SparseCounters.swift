@@ -15,7 +15,16 @@ import Glibc
 /// a match can be missed, never made. Only when the cells of several votes alone fill half the table
 /// are votes for new cells refused (`dropped`). Memory stays bounded whatever the query, and what is
 /// forgotten or refused depends only on the order the votes came in, so results stay deterministic.
-/// Counts stop at 65535. One query's matcher owns it and uses it from one thread at a time, so its
+/// Counts stop at 65535.
+///
+/// Beside the table, a bitmap of eight bits per slot (an eighth of the table's bytes) marks which
+/// cells may have votes: a cell sets bit `cell % bits`, and cells far apart may share one. A vote
+/// reads the counts of its four neighbouring cells, and in a big catalog most of them have none:
+/// a clear bit says so without walking the table, and a vote whose neighbours are all clear reads
+/// none (at 100 hours, a fifth of a query's instructions: docs/BENCHMARKS.md, Catalog scale). The
+/// bitmap is made anew whenever the table is (growing, forgetting), so forgotten cells leave it.
+/// A table smaller than `presenceFromSlots` has none (every cell may have votes): its votes are few.
+/// One query's matcher owns it and uses it from one thread at a time, so its
 /// state is marked `@exclusivity(unchecked)`: the dynamic checks cost a tenth of a vote.
 final class SparseCounters {
     /// Cells addressable: `0 ..< count`.
@@ -24,6 +33,15 @@ final class SparseCounters {
     @exclusivity(unchecked) private var slots: UnsafeMutablePointer<UInt64>
     @exclusivity(unchecked) private var capacity: Int
     @exclusivity(unchecked) private var shift: UInt64
+    /// Bit `cell & presenceMask` is set when `cell` may have votes; clear, it has none. Below
+    /// `presenceFromSlots`, one word of ones: every cell may have votes.
+    @exclusivity(unchecked) private var presence: UnsafeMutablePointer<UInt64>
+    @exclusivity(unchecked) private var presenceMask: Int
+    /// The table's size from which it keeps a real bitmap.
+    let presenceFromSlots: Int
+    /// The bitmap's slots when a query's table is this big: a small table's votes are few, and a
+    /// kiosk's listening session with a small catalog stays within its memory target (docs/BENCHMARKS.md).
+    static let defaultPresenceFromSlots = 1 << 16
     /// Cells with votes.
     @exclusivity(unchecked) private(set) var occupied = 0
     /// Votes refused because the table was full.
@@ -36,23 +54,59 @@ final class SparseCounters {
     static let initialSlots = 1024
     private static let countMask: UInt64 = 0xFFFF
 
-    init(count: Int, maximumSlots: Int) {
+    init(count: Int, maximumSlots: Int, presenceFromSlots: Int = SparseCounters.defaultPresenceFromSlots) {
         precondition(maximumSlots >= Self.initialSlots && maximumSlots & (maximumSlots - 1) == 0, "a power of two")
         precondition(count < 1 << 46, "cells fit a slot's key")
         self.count = count
         self.maximumSlots = maximumSlots
+        self.presenceFromSlots = presenceFromSlots
         capacity = Self.initialSlots
         slots = Self.allocate(capacity)
         shift = Self.shift(for: capacity)
+        (presence, presenceMask) = Self.presence(for: capacity, from: presenceFromSlots)
     }
 
-    deinit { free(slots) }
+    /// A cleared bitmap for a table of `capacity` slots, or the word of ones below `from` slots.
+    private static func presence(for capacity: Int, from: Int) -> (UnsafeMutablePointer<UInt64>, Int) {
+        guard capacity >= from else {
+            let ones = allocate(1)
+            ones[0] = ~0
+            return (ones, 63)
+        }
+        return (allocate(presenceWords(for: capacity)), presenceBits(for: capacity) - 1)
+    }
 
-    /// Bytes the table holds now.
-    var bytes: Int { capacity * MemoryLayout<UInt64>.stride }
+    deinit {
+        free(slots)
+        free(presence)
+    }
 
-    /// Bytes the table can grow to.
-    static func maximumBytes(slots: Int) -> Int { slots * MemoryLayout<UInt64>.stride }
+    /// Bytes the table and its bitmap hold now.
+    var bytes: Int { (capacity + (presenceMask + 1) / 64) * MemoryLayout<UInt64>.stride }
+
+    /// Bytes the table and its bitmap can grow to.
+    static func maximumBytes(slots: Int) -> Int { (slots + presenceWords(for: slots)) * MemoryLayout<UInt64>.stride }
+
+    private static func presenceBits(for capacity: Int) -> Int { capacity * 8 }
+    private static func presenceWords(for capacity: Int) -> Int { presenceBits(for: capacity) / 64 }
+
+    /// False when `cell` certainly has no votes.
+    @inline(__always) private static func mayHold(
+        _ cell: Int, presence: UnsafeMutablePointer<UInt64>, presenceMask: Int
+    ) -> Bool {
+        let bit = cell & presenceMask
+        return presence[bit &>> 6] & (1 &<< UInt64(truncatingIfNeeded: bit & 63)) != 0
+    }
+
+    @inline(__always) private func markPresent(_ cell: Int) {
+        let bit = cell & presenceMask
+        presence[bit &>> 6] |= 1 &<< UInt64(truncatingIfNeeded: bit & 63)
+    }
+
+    private func clearPresence() {
+        guard capacity >= presenceFromSlots else { return }
+        memset(presence, 0, Self.presenceWords(for: capacity) * MemoryLayout<UInt64>.stride)
+    }
 
     private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<UInt64> {
         guard let memory = calloc(capacity, MemoryLayout<UInt64>.stride) else {
@@ -94,7 +148,9 @@ final class SparseCounters {
     /// The count of `cell`; zero for cells outside `0 ..< count`.
     subscript(cell: Int) -> Int {
         @inline(__always) get {
-            guard UInt(bitPattern: cell) < UInt(bitPattern: count) else { return 0 }
+            guard UInt(bitPattern: cell) < UInt(bitPattern: count),
+                Self.mayHold(cell, presence: presence, presenceMask: presenceMask)
+            else { return 0 }
             return Int(truncatingIfNeeded: slots[slot(of: cell)] & Self.countMask)
         }
     }
@@ -105,15 +161,33 @@ final class SparseCounters {
         let mask = capacity &- 1
         let shift = self.shift
         let count = UInt(bitPattern: self.count)
+        let presence = self.presence
+        let presenceMask = self.presenceMask
         for i in 0..<buffer.count {
             let cell = first &+ i
-            guard UInt(bitPattern: cell) < count else {
+            guard UInt(bitPattern: cell) < count, Self.mayHold(cell, presence: presence, presenceMask: presenceMask) else {
                 buffer[i] = 0
                 continue
             }
             let s = slots[Self.slot(of: cell, in: slots, mask: mask, shift: shift)]
             buffer[i] = Int(truncatingIfNeeded: s & Self.countMask)
         }
+    }
+
+    /// False when no cell within `reach` of `cell` (itself left out) can have votes: then a vote's
+    /// windows hold its own cell alone, and the neighbours need not be read.
+    @inline(__always) func neighboursMayHold(_ cell: Int, reach: Int) -> Bool {
+        let presence = self.presence
+        let presenceMask = self.presenceMask
+        guard reach > 0 else { return false }
+        for distance in 1...reach {
+            if Self.mayHold(cell &- distance, presence: presence, presenceMask: presenceMask)
+                || Self.mayHold(cell &+ distance, presence: presence, presenceMask: presenceMask)
+            {
+                return true
+            }
+        }
+        return false
     }
 
     /// Adds one to the counter of `cell`, stopping at 65535. False when the vote was refused.
@@ -145,6 +219,7 @@ final class SparseCounters {
             }
         }
         slots[i] = UInt64(truncatingIfNeeded: cell + 1) << 16 | 1
+        markPresent(cell)
         occupied += 1
         return 1
     }
@@ -155,9 +230,12 @@ final class SparseCounters {
         capacity *= 2
         slots = Self.allocate(capacity)
         shift = Self.shift(for: capacity)
+        free(presence)
+        (presence, presenceMask) = Self.presence(for: capacity, from: presenceFromSlots)
         for i in 0..<oldCapacity where old[i] != 0 {
             let cell = Int(truncatingIfNeeded: old[i] >> 16) - 1
             slots[slot(of: cell)] = old[i]
+            markPresent(cell)
         }
         free(old)
     }
@@ -181,9 +259,11 @@ final class SparseCounters {
         }
         forgotten += occupied - kept.count
         occupied = kept.count
+        clearPresence()
         for value in kept {
             let cell = Int(truncatingIfNeeded: value >> 16) - 1
             slots[slot(of: cell)] = value
+            markPresent(cell)
         }
     }
 

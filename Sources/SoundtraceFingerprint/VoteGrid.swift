@@ -12,9 +12,10 @@ struct VoteGrid {
     let padding: Int
     let span: Int
 
-    /// At most 2 MiB of vote slots a query: room for 196,608 voted cells. A 5 s query of music that
-    /// is not in a 20-hour catalog fills about 140,000, a 10 s one would fill nearly 300,000: past
-    /// the room, cells of one vote are forgotten (`SparseCounters`).
+    /// At most 2 MiB of vote slots a query, and a 256 KiB bitmap beside them: room for 196,608
+    /// voted cells. A 5 s query of music that is not in a 20-hour catalog fills about 140,000, a
+    /// 10 s one would fill nearly 300,000: past the room, cells of one vote are forgotten
+    /// (`SparseCounters`).
     static let maximumSlots = 1 << 18
 
     init(referenceFrames: [Int], steps: Int, padding: Int, maximumSlots: Int = Self.maximumSlots) {
