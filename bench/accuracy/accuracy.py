@@ -140,7 +140,10 @@ POS_OFFSETS, QUICK_POS_OFFSETS = 3, 2  # positive offsets per catalog track
 # each set has at least 15 sources, so at least 360 hard negatives (HARD_NEG_MIN is checked).
 HARD_NEG_OFFSETS, QUICK_HARD_NEG_OFFSETS = 4, 2
 HARD_NEG_MIN = 300
-HARD_NEG_CHAINS = ("clean", "mic")
+# How each hard-negative excerpt is heard: as it is, through the mic chain, and with people talking
+# over it as in the positives' "speech" condition (own slices of the same talk). A talker adds what
+# the catalog recording lacks; so does a related recording, and the rule must still tell them apart.
+HARD_NEG_CHAINS = ("clean", "mic", "speech")
 HARD_KINDS = ("same-package", "alt-version", "derivative")
 NEG_KINDS = HARD_KINDS + ("silence", "pink-noise", "white-noise", "speech")
 
@@ -782,6 +785,11 @@ def make_negative(job: tuple) -> None:
         if kind in HARD_KINDS:
             if spec["condition"] == "clean":
                 excerpt(spec["wav"], spec["start"], spec["length"], part)
+            elif spec["condition"] == "speech":
+                clean, talk = tmp / "clean.wav", tmp / "talk.wav"
+                excerpt(spec["wav"], spec["start"], spec["length"], clean)
+                noise_slice(talk_bank(work), f"talk/{spec['name']}", spec["length"], talk)
+                mix_at_snr(clean, talk, SPEECH_UNDER_MUSIC_DB, part)
             else:
                 noise = tmp / "noise.wav"
                 noise_slice(noise_bank(work)["pinknoise"], spec["name"], spec["length"], noise)
@@ -1114,7 +1122,7 @@ def negatives_table(judged: list[dict], set_name: str) -> tuple[list[str], list[
         groups.append(("derivative take 2", lambda j: j["negKind"] == "derivative" and derivative_take(j) == 2))
         groups.append(("derivative takes 3+", lambda j: j["negKind"] == "derivative" and derivative_take(j) >= 3))
     for kind, member in groups:
-        for chain in ("clean", "mic"):
+        for chain in HARD_NEG_CHAINS:
             rows = [j for j in negs if member(j) and j["condition"] == chain]
             if not rows:
                 continue
@@ -1236,8 +1244,8 @@ def report(ctx: dict, judged: list[dict], match: dict, chosen: dict) -> tuple[st
         f"- catalog: {len(chosen['catalog'])} tracks, {ctx['catalog_seconds']:.0f} s of audio",
         f"- queries: {ctx['n_pos']} positives ({ctx['pos_offsets']} offsets per track, lengths "
         f"{', '.join(f'{x} s' for x in LENGTHS)}, all conditions); {ctx['n_neg']} negatives, of them "
-        f"**{len(hard)} hard** ({hard_by_kind}; {ctx['neg_offsets']} offsets × {len(LENGTHS)} lengths × clean and mic "
-        f"per source); 16 kHz mono 16-bit",
+        f"**{len(hard)} hard** ({hard_by_kind}; {ctx['neg_offsets']} offsets × {len(LENGTHS)} lengths × "
+        f"{', '.join(HARD_NEG_CHAINS)} per source); 16 kHz mono 16-bit",
         f"- raw per-query results (with the engine's JSON line): `{ctx['results_path']}`",
     ]
     warnings = ctx["warnings"] + chosen["warnings"]

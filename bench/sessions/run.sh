@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Live sessions on the accuracy benchmark's clips: seconds of audio a session hears before it
-# decides (its 10 s speaker→room→mic clips and 10 s clips at 0 dB pink noise), and whether any
-# negative clip (every one of the set: hard negatives, noise, silence, speech) is matched when
-# run as a session. Each clip is converted to raw 8 kHz S16_LE and played through ALSA's `file`
-# plugin into `soundtrace match --device`, which is exact and not paced in real time: "heard" is
-# counted in captured audio, as the session does. Needs the accuracy benchmark's work dir for the
-# set (bench/accuracy/run.sh --set SET, or blind.sh, creates it).
+# decides (its 10 s clips through the speaker→room→mic chain, at 0 dB pink noise, and with people
+# talking over them), and whether any negative clip (every one of the set: hard negatives, also
+# talked over, noise, silence, speech) is matched when run as a session. Each clip is converted
+# to raw 8 kHz S16_LE and played through ALSA's `file` plugin into `soundtrace match --device`,
+# which is exact and not paced in real time: "heard" is counted in captured audio, as the session
+# does. Needs the accuracy benchmark's work dir for the set (bench/accuracy/run.sh --set SET, or
+# blind.sh, creates it).
 #
 #   bench/sessions/run.sh [--soundtrace PATH] [--work DIR] [--set tuning|blind] [--no-negatives]
 set -euo pipefail
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     --work) work=$2; shift 2 ;;
     --set) set_name=$2; shift 2 ;;
     --no-negatives) negatives=0; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done

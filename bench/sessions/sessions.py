@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 binary, work, set_name, with_negatives = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 rows = [json.loads(l) for l in open(os.path.join(work, f"results-{set_name}-full.jsonl"))]
 catalog = os.path.join(work, f"catalog-{set_name}-full.catalog")
-clips = {"mic": [], "snr_0": []}
+clips = {"mic": [], "snr_0": [], "speech": []}
 for r in rows:
     if r["kind"] == "positive" and r["length"] == 10 and r["condition"] in clips:
         clips[r["condition"]].append(r)
@@ -40,7 +40,8 @@ def pct(values, p):
 print(f"## Live sessions, {set_name} set (10 s clips, window 10 s)\n")
 print("| clips | N | matched right | median heard (s) | p95 heard (s) | no match | wrong | median heard, every session (s) |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for cond, label in [("mic", "speaker→room→mic (band-pass, reverb, pink +10 dB)"), ("snr_0", "pink noise 0 dB SNR")]:
+for cond, label in [("mic", "speaker→room→mic (band-pass, reverb, pink +10 dB)"), ("snr_0", "pink noise 0 dB SNR"),
+                    ("speech", "people talking 10 dB under the music")]:
     heard, every, right, wrong, nomatch = [], [], 0, 0, 0
     for r, result in zip(clips[cond], run_all(clips[cond])):
         if "heardSeconds" in result:
