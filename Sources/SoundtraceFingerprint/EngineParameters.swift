@@ -196,21 +196,25 @@ public struct EngineParameters: Sendable, Equatable {
     public var containmentCloseErrorRateQ12 = 4096 * 6 / 100
     /// Noise flips signature bits but adds no notes: a room's colouring heard through noise falls
     /// short like the room alone while its signatures disagree more. So that moderate shortfall is
-    /// also accepted with signatures disagreeing at up to this rate (0.30) where next to nothing
+    /// also accepted with signatures disagreeing at up to this rate (0.36) where next to nothing
     /// stands above the expected level: a mean surplus of at most `containmentQuietMaxSurplusQ12`
-    /// (log2 Q12: 41 is 0.03 dB). Set on the tuning and dev sets (2026-12-03, session 18): the
-    /// misses this takes back (pink noise, and a dev track through the microphone chain) are
+    /// (log2 Q12: 41 is 0.03 dB). Set on the tuning and dev sets (2026-12-03, session 18, at 0.30):
+    /// the misses this takes back (pink noise, and a dev track through the microphone chain) are
     /// 0.06-0.33 dB short, at most 0.021 dB above, signatures 0.14-0.28 apart; no hard negative of
     /// either set comes within 0.05 dB above, however its landmarks or signatures fall (derivatives
     /// in this range of shortfall and disagreement: 0.083 dB or more, fresh takes included), and
-    /// the noise negatives that do disagree at 0.458 or more (docs/BENCHMARKS.md, run 13).
+    /// the noise negatives that do disagree at 0.458 or more (docs/BENCHMARKS.md, run 13). Raised to
+    /// 0.36 in run 14 (session 19), on those sets' queries at ten offsets per track instead of
+    /// three: misses in pink noise with strong signature scores (5-7) and nothing above the
+    /// expected level (at most 0.005 dB) disagreed at 0.31-0.36, while the hard negatives within
+    /// the tier's shortfall disagreeing up to 0.40 stand 0.167 dB above or more.
     public var containmentQuietMaxSurplusQ12 = 41
     /// ... over at least this many level frames (about 3.8 s): another recording's own notes may
     /// not have come yet in a shorter stretch. Live sessions of the tuning set's kept-melody
     /// derivatives through the microphone chain passed at 14-18 frames (0.027-0.034 dB above)
     /// before this was required, and stand 0.08 dB above or more from 22 frames on.
     public var containmentQuietMinCells = 30
-    public var containmentQuietMaxErrorRateQ12 = 4096 * 30 / 100
+    public var containmentQuietMaxErrorRateQ12 = 4096 * 36 / 100
     /// People talking over the recording add sound in bursts: in the cells their words cover, the
     /// heard/reference ratio is high, the median gain rises with it, and the cells between words
     /// then look short (run 12: nearly every miss of the tuning set's speech condition had the
