@@ -37,10 +37,10 @@ final class SparseCounters {
     /// `presenceFromSlots`, one word of ones: every cell may have votes.
     @exclusivity(unchecked) private var presence: UnsafeMutablePointer<UInt64>
     @exclusivity(unchecked) private var presenceMask: Int
-    /// The table's size from which it keeps a real bitmap.
+    /// The table's size in slots from which it keeps a real bitmap.
     let presenceFromSlots: Int
-    /// The bitmap's slots when a query's table is this big: a small table's votes are few, and a
-    /// kiosk's listening session with a small catalog stays within its memory target (docs/BENCHMARKS.md).
+    /// 512 KiB of slots: a smaller table's votes are few, and a kiosk's session with a small
+    /// catalog then stays within its listening memory target (docs/BENCHMARKS.md).
     static let defaultPresenceFromSlots = 1 << 16
     /// Cells with votes.
     @exclusivity(unchecked) private(set) var occupied = 0
@@ -177,9 +177,9 @@ final class SparseCounters {
     /// False when no cell within `reach` of `cell` (itself left out) can have votes: then a vote's
     /// windows hold its own cell alone, and the neighbours need not be read.
     @inline(__always) func neighboursMayHold(_ cell: Int, reach: Int) -> Bool {
+        guard reach > 0 else { return false }
         let presence = self.presence
         let presenceMask = self.presenceMask
-        guard reach > 0 else { return false }
         for distance in 1...reach {
             if Self.mayHold(cell &- distance, presence: presence, presenceMask: presenceMask)
                 || Self.mayHold(cell &+ distance, presence: presence, presenceMask: presenceMask)

@@ -691,6 +691,14 @@ def noise_slice(bank_file: Path, key: str, seconds: float, out: Path) -> None:
     sox(str(bank_file), str(out), "trim", f"{start}s", f"{n}s")
 
 
+def talk_over(work: Path, clean: Path, key: str, seconds: float, out: Path, scratch: Path) -> None:
+    """`clean` with people talking over it: the talk bank's slice for `key`, SPEECH_UNDER_MUSIC_DB
+    under it (the positives' "speech" condition and the talked-over hard negatives alike)."""
+    talk = scratch / "talk.wav"
+    noise_slice(talk_bank(work), key, seconds, talk)
+    mix_at_snr(clean, talk, SPEECH_UNDER_MUSIC_DB, out)
+
+
 def mix_at_snr(signal: Path, noise: Path, snr_db: float, out: Path) -> None:
     """signal + noise with the noise RMS set `snr_db` below the signal RMS (both measured with
     sox stats). Both inputs are scaled down together only when the sum could clip, so the
@@ -755,9 +763,7 @@ def make_positive_set(job: tuple) -> None:
             elif cond == "mic":
                 mic_capture(track["wav"], start, length, noise, part, tmp)
             elif cond == "speech":
-                talk = tmp / "talk.wav"
-                noise_slice(talk_bank(work), f"talk/{track['id']}/{start}/{length}", length, talk)
-                mix_at_snr(clean, talk, SPEECH_UNDER_MUSIC_DB, part)
+                talk_over(work, clean, f"talk/{track['id']}/{start}/{length}", length, part, tmp)
             elif cond in SPEED_OF:
                 # `speed` resamples like a turntable running fast/slow: to get `length` seconds
                 # out we read length*factor seconds, starting where the query is expected.
@@ -786,10 +792,9 @@ def make_negative(job: tuple) -> None:
             if spec["condition"] == "clean":
                 excerpt(spec["wav"], spec["start"], spec["length"], part)
             elif spec["condition"] == "speech":
-                clean, talk = tmp / "clean.wav", tmp / "talk.wav"
+                clean = tmp / "clean.wav"
                 excerpt(spec["wav"], spec["start"], spec["length"], clean)
-                noise_slice(talk_bank(work), f"talk/{spec['name']}", spec["length"], talk)
-                mix_at_snr(clean, talk, SPEECH_UNDER_MUSIC_DB, part)
+                talk_over(work, clean, f"talk/{spec['name']}", spec["length"], part, tmp)
             else:
                 noise = tmp / "noise.wav"
                 noise_slice(noise_bank(work)["pinknoise"], spec["name"], spec["length"], noise)
