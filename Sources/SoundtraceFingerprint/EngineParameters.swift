@@ -111,6 +111,10 @@ public struct EngineParameters: Sendable, Equatable {
     public var commonHashPromotionHits = 4
     /// Frames on each side of an offset that count as the same alignment.
     public var offsetToleranceFrames = 1
+    /// A reference's alignments further apart than this (256 ms) are different places in it: each
+    /// reference keeps its best one apart from its best, for the whole-mix check when the best fails
+    /// it (`QueryMatcher.record`).
+    public var distinctAlignmentFrames = 16
     /// Audio beyond this many seconds of one query is not analysed, which bounds a query's memory.
     public var maxQuerySeconds = 30
 

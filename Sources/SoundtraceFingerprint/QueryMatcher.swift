@@ -27,6 +27,13 @@ public final class QueryMatcher {
     /// playback at the recorded speed is by far the most common case.
     @exclusivity(unchecked) private var nominalScore: [Int]
     @exclusivity(unchecked) private var nominalOffset: [Int]
+    /// Per reference, its best alignment more than `distinctAlignmentFrames` away from the best:
+    /// where a recording repeats one layer of a passage (a loop, a riff, a bass line), that repeat
+    /// can gather as many hits as the passage itself, or more when noise hides the other layers,
+    /// and then fails the whole-mix check that the passage would have passed.
+    @exclusivity(unchecked) private var apartScore: [Int]
+    @exclusivity(unchecked) private var apartOffset: [Int]
+    @exclusivity(unchecked) private var apartStep: [Int]
     /// The votes of the cells around the latest vote (`vote`), reused for every vote.
     private let nearbyVotes: UnsafeMutableBufferPointer<Int>
     let nominalStep: Int?
@@ -80,6 +87,9 @@ public final class QueryMatcher {
         bestStep = [Int](repeating: 0, count: count)
         nominalScore = [Int](repeating: 0, count: count)
         nominalOffset = [Int](repeating: 0, count: count)
+        apartScore = [Int](repeating: 0, count: count)
+        apartOffset = [Int](repeating: 0, count: count)
+        apartStep = [Int](repeating: 0, count: count)
         nominalStep = p.speedSteps.firstIndex(of: 0)
         stepDistance = p.speedSteps.map { abs($0) }
         nearbyVotes = .allocate(capacity: 4 * p.offsetToleranceFrames + 1)
@@ -205,14 +215,28 @@ public final class QueryMatcher {
         record(top: top, offset: offset + topShift, reference: reference, stepIndex: stepIndex)
     }
 
-    /// Keeps a reference's fullest window so far, overall and at the recorded speed.
+    /// Keeps a reference's fullest window so far, overall, apart from it, and at the recorded speed.
     @inline(__always) private func record(top: Int, offset: Int, reference: Int, stepIndex: Int) {
         // Ties go to the speed closer to normal: neighbouring hypotheses overlap.
+        // An alignment apart with fewer hits than a match needs could not be one: most votes (chance)
+        // skip the bookkeeping.
         let best = bestScore[reference]
         if top > best || (top == best && stepDistance[stepIndex] < stepDistance[bestStep[reference]]) {
+            if best >= parameters.minAlignedHits && abs(offset - bestOffset[reference]) > parameters.distinctAlignmentFrames {
+                // The best so far is now the best elsewhere.
+                apartScore[reference] = best
+                apartOffset[reference] = bestOffset[reference]
+                apartStep[reference] = bestStep[reference]
+            }
             bestScore[reference] = top
             bestOffset[reference] = offset
             bestStep[reference] = stepIndex
+        } else if top >= parameters.minAlignedHits && top > apartScore[reference]
+            && abs(offset - bestOffset[reference]) > parameters.distinctAlignmentFrames
+        {
+            apartScore[reference] = top
+            apartOffset[reference] = offset
+            apartStep[reference] = stepIndex
         }
         if stepIndex == nominalStep && top > nominalScore[reference] {
             nominalScore[reference] = top
@@ -268,6 +292,11 @@ public final class QueryMatcher {
         }
         let containment = alignment.flatMap(containment(of:))
         let confirmed = landmarksAgree && alignment.map { $0.confirmsWholeMix(p) && containment?.passes(p, signature: $0) == true } == true
+        if !confirmed, let query, let winner,
+            let verdict = verdictApart(query: query, winner: winner, runnerUp: runnerUp, chanceQ8: chanceQ8)
+        {
+            return verdict
+        }
         // Checking weak alignments on every interim verdict would give each look at a few seconds
         // of unrelated music another chance to pass by luck (a live-session test found exactly that).
         let checks = !confirmed && finished ? query.map(finalSignatureChecks) : nil
@@ -306,6 +335,31 @@ public final class QueryMatcher {
         return verdict
     }
 
+    /// The match at the winner's best alignment apart from its best, when that one passes the same
+    /// landmark rule and whole-mix checks as the best would have had to; nil otherwise.
+    private func verdictApart(query: QuerySignatures.Reliable, winner: Int, runnerUp: Int, chanceQ8: Int) -> Verdict? {
+        let p = parameters
+        let score = apartScore[winner]
+        guard score >= p.minAlignedHits, score * 256 >= p.minRatioOverRunnerUpQ8 * max(runnerUp, 1),
+            score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
+        else { return nil }
+        let stepIndex = apartStep[winner]
+        let offset = refinedOffset(winner, centre: apartOffset[winner], stepIndex: stepIndex)
+        guard
+            let check = SignatureCheck.best(
+                query: query, catalog: catalog, reference: winner, offsetFrames: offset, speedStep: p.speedSteps[stepIndex]),
+            check.confirmsWholeMix(p), let whole = containment(of: check), whole.passes(p, signature: check)
+        else { return nil }
+        var verdict = Verdict(
+            outcome: .match, candidate: winner, offsetFrames: offset, speedStep: p.speedSteps[stepIndex], score: score,
+            runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks,
+            framesHeard: framesHeard, signature: check, signaturePassed: true, wideSignature: nil)
+        verdict.alignmentCheck = check
+        verdict.containment = whole
+        verdict.containmentPassed = true
+        return verdict
+    }
+
     /// The containment check's pass or fail, judged with the signature check of its own alignment.
     private func judged(_ containment: ContainmentCheck?, at check: SignatureCheck?) -> Bool? {
         guard let containment, let check else { return nil }
@@ -328,6 +382,13 @@ public final class QueryMatcher {
     func bestStepIndex(_ reference: Int) -> Int { bestStep[reference] }
     func bestScoreOf(_ reference: Int) -> Int { bestScore[reference] }
     func bestOffsetOf(_ reference: Int) -> Int { refinedOffset(reference) }
+    func alignmentApart(_ reference: Int) -> Alignment? {
+        apartScore[reference] > 0
+            ? Alignment(
+                votes: apartScore[reference], reference: reference,
+                offset: refinedOffset(reference, centre: apartOffset[reference], stepIndex: apartStep[reference]))
+            : nil
+    }
     func reliableSignatures() -> QuerySignatures.Reliable? {
         signatures.frames > SignatureExtractor.warmUpFrames(parameters) ? signatures.reliable() : nil
     }
