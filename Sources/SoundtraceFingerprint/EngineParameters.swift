@@ -200,7 +200,7 @@ public struct EngineParameters: Sendable, Equatable {
     public var containmentCloseErrorRateQ12 = 4096 * 6 / 100
     /// Noise flips signature bits but adds no notes: a room's colouring heard through noise falls
     /// short like the room alone while its signatures disagree more. So that moderate shortfall is
-    /// also accepted with signatures disagreeing at up to this rate (0.36) where next to nothing
+    /// also accepted with signatures disagreeing at up to this rate (0.40) where next to nothing
     /// stands above the expected level: a mean surplus of at most `containmentQuietMaxSurplusQ12`
     /// (log2 Q12: 41 is 0.03 dB). Set on the tuning and dev sets (2026-12-03, session 18, at 0.30):
     /// the misses this takes back (pink noise, and a dev track through the microphone chain) are
@@ -211,14 +211,16 @@ public struct EngineParameters: Sendable, Equatable {
     /// 0.36 in run 14 (session 19), on those sets' queries at ten offsets per track instead of
     /// three: misses in pink noise with strong signature scores (5-7) and nothing above the
     /// expected level (at most 0.005 dB) disagreed at 0.31-0.36, while the hard negatives within
-    /// the tier's shortfall disagreeing up to 0.40 stand 0.167 dB above or more.
+    /// the tier's shortfall disagreeing up to 0.40 stand 0.167 dB above or more. Raised to 0.40 in
+    /// run 16 (session 20), the edge of that study: misses of both sets at 0 and -5 dB with nothing
+    /// above (at most 0.01 dB) disagreed at 0.36-0.40, the hard negatives stand where they stood.
     public var containmentQuietMaxSurplusQ12 = 41
     /// ... over at least this many level frames (about 3.8 s): another recording's own notes may
     /// not have come yet in a shorter stretch. Live sessions of the tuning set's kept-melody
     /// derivatives through the microphone chain passed at 14-18 frames (0.027-0.034 dB above)
     /// before this was required, and stand 0.08 dB above or more from 22 frames on.
     public var containmentQuietMinCells = 30
-    public var containmentQuietMaxErrorRateQ12 = 4096 * 36 / 100
+    public var containmentQuietMaxErrorRateQ12 = 4096 * 40 / 100
     /// People talking over the recording add sound in bursts: in the cells their words cover, the
     /// heard/reference ratio is high, the median gain rises with it, and the cells between words
     /// then look short (run 12: nearly every miss of the tuning set's speech condition had the

@@ -106,7 +106,8 @@ import Testing
         (cells: 22, shortfall: 0.133, surplus: 0.096, errorRate: 0.192, passes: false),  // a kept melody through the mic chain
         (cells: 14, shortfall: 0.162, surplus: 0.027, errorRate: 0.227, passes: false),  // the same, its first 2 s heard live
         (cells: 38, shortfall: 0.085, surplus: 0.001, errorRate: 0.315, passes: true),  // a tuning piece at 0 dB, run 14
-        (cells: 38, shortfall: 0.13, surplus: 0.01, errorRate: 0.40, passes: false),  // signatures too far apart
+        (cells: 34, shortfall: 0.109, surplus: 0.0, errorRate: 0.372, passes: true),  // a dev track at 0 dB, run 16
+        (cells: 38, shortfall: 0.13, surplus: 0.01, errorRate: 0.42, passes: false),  // signatures too far apart
         (cells: 38, shortfall: 0.45, surplus: 0.0, errorRate: 0.20, passes: false)  // more missing than any room takes away
     ])
     func aRoomHeardThroughNoiseAddsNothing(cells: Int, shortfall: Double, surplus: Double, errorRate: Double, passes: Bool) {
