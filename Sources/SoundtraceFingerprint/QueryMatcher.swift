@@ -277,11 +277,7 @@ public final class QueryMatcher {
         let cells = max(1, catalog.totalFrames * p.speedSteps.count)
         let chanceQ8 = hits * (2 * p.offsetToleranceFrames + 1) * 256 / cells
         let score = winner.map { bestScore[$0] } ?? 0
-        let landmarksAgree =
-            winner != nil
-            && score >= p.minAlignedHits
-            && score * 256 >= p.minRatioOverRunnerUpQ8 * max(runnerUp, 1)
-            && score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
+        let landmarksAgree = winner != nil && landmarkRulePasses(score: score, runnerUp: runnerUp, chanceQ8: chanceQ8)
         let heardEnough = signatures.frames > SignatureExtractor.warmUpFrames(p)
         let query = heardEnough && (landmarksAgree || finished) ? signatures.reliable() : nil
         var alignment: SignatureCheck? = nil
@@ -340,9 +336,7 @@ public final class QueryMatcher {
     private func verdictApart(query: QuerySignatures.Reliable, winner: Int, runnerUp: Int, chanceQ8: Int) -> Verdict? {
         let p = parameters
         let score = apartScore[winner]
-        guard score >= p.minAlignedHits, score * 256 >= p.minRatioOverRunnerUpQ8 * max(runnerUp, 1),
-            score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
-        else { return nil }
+        guard landmarkRulePasses(score: score, runnerUp: runnerUp, chanceQ8: chanceQ8) else { return nil }
         let stepIndex = apartStep[winner]
         let offset = refinedOffset(winner, centre: apartOffset[winner], stepIndex: stepIndex)
         guard
@@ -358,6 +352,15 @@ public final class QueryMatcher {
         verdict.containment = whole
         verdict.containmentPassed = true
         return verdict
+    }
+
+    /// The landmark rule: enough aligned hits, well clear of every other recording and of chance.
+    /// The best alignment and the one apart from it are held to the same rule.
+    private func landmarkRulePasses(score: Int, runnerUp: Int, chanceQ8: Int) -> Bool {
+        let p = parameters
+        return score >= p.minAlignedHits
+            && score * 256 >= p.minRatioOverRunnerUpQ8 * max(runnerUp, 1)
+            && score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
     }
 
     /// The containment check's pass or fail, judged with the signature check of its own alignment.
