@@ -17,6 +17,9 @@
 # the catalog) to OUTDIR/<id>--keep-<part>[--take<k>].wav, with the same settings as the
 # catalog, so the kept layer is the same sound.  OUTDIR must lie outside the
 # repository; catalog/audio and catalog/outside are not touched.
+#   catalog/render.sh --kept-most OUTDIR
+# does the same for the probe pieces that keep most of a mix (compose.py
+# --kept-most; bench/accuracy/kept-most.py).
 #
 # Needs the Debian packages python3, fluidsynth, fluid-soundfont-gm and sox.
 # It installs nothing itself.
@@ -28,13 +31,16 @@ SF2=/usr/share/sounds/sf2/FluidR3_GM.sf2
 usage() {
     echo "usage: catalog/render.sh                         render the catalog into catalog/audio and catalog/outside" >&2
     echo "       catalog/render.sh --derivatives OUTDIR    render only the derivative pieces into OUTDIR" >&2
+    echo "       catalog/render.sh --kept-most OUTDIR      render only the kept-most probe pieces into OUTDIR" >&2
     exit 2
 }
 derivatives=""
+kind=""
 if [ $# -gt 0 ]; then
-    if [ $# -ne 2 ] || [ "$1" != "--derivatives" ] || [ -z "$2" ]; then
+    if [ $# -ne 2 ] || { [ "$1" != "--derivatives" ] && [ "$1" != "--kept-most" ]; } || [ -z "$2" ]; then
         usage
     fi
+    kind="${1#--}"
     # Resolved without creating anything, so a refused OUTDIR leaves no trace.
     derivatives="$(realpath -m -- "$2")"
     repo="$(realpath -- "$here/..")"
@@ -92,9 +98,9 @@ render_one() {
 }
 
 if [ -n "$derivatives" ]; then
-    python3 "$here/compose.py" --derivatives "$tmp/midi"
+    python3 "$here/compose.py" "--$kind" "$tmp/midi"
     mkdir -p "$derivatives"
-    for mid in "$tmp"/midi/derivatives/*.mid; do
+    for mid in "$tmp/midi/$kind"/*.mid; do
         name="$(basename "$mid" .mid)"
         render_one "$mid" "$derivatives/$name.wav"
         echo "$derivatives/$name.wav $(soxi -D "$derivatives/$name.wav") s"
