@@ -12,7 +12,15 @@ whole-mix checks listen to (300-2600 Hz) and below it: where the replaced parts 
 the checks can see. Not part of the benchmark's targets: docs/BENCHMARKS.md ("Pieces that keep
 most of the mix") says why and what it showed.
 
-    bench/accuracy/kept-most.py [--soundtrace PATH] [--work DIR] [--offsets N] [--jobs N]
+With --low-bands (numpy) it also prototypes a containment check below 300 Hz, which the catalog
+does not store: from the audio itself, per reference level frame (128 ms) and third of an octave
+(47-297 Hz), how far the heard level falls short of gain x reference + floor (the rule of
+ContainmentCheck, with exact reference levels), and how clearly the band was heard (clearance:
+the reference's loudest times the gain over the heard floor), for the right answers of the tuning
+and dev benchmarks (results-{tuning,dev}-full.jsonl, dev where it has run) and for this probe's
+matches, side by side.
+
+    bench/accuracy/kept-most.py [--soundtrace PATH] [--work DIR] [--offsets N] [--jobs N] [--low-bands]
 """
 import argparse
 import collections
@@ -110,12 +118,107 @@ def distances(pieces: Path) -> dict[str, tuple[float, float]]:
     return {f: (float(np.median(i)), float(np.median(b))) for f, (i, b) in per_family.items()}
 
 
+LOW_BANDS = ((3, 6), (6, 10), (10, 19))  # FFT bins of 15.625 Hz at 16 kHz / 1024 points: 47-297 Hz
+LEVEL_STEP_FRAMES = 8  # as EngineParameters.levelStepFrames: one reference cell per 128 ms
+MARGIN_LOG2 = 171 / 256  # as containmentMarginQ8 (2 dB)
+
+
+def low_levels(path: Path):
+    """Per 16 ms frame, each low band's power summed over 8 frames (the engine's smoothing)."""
+    import numpy as np
+    with wave.open(str(path)) as w:
+        if w.getframerate() != 16000 or w.getnchannels() != 1:
+            sys.exit(f"kept-most: {path} is not 16 kHz mono")
+        x = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64)
+    n, hop = 1024, 256
+    if len(x) < n + 8 * hop:
+        return np.zeros((0, len(LOW_BANDS)))
+    power = np.abs(np.fft.rfft(np.hanning(n) * np.lib.stride_tricks.sliding_window_view(x, n)[::hop])) ** 2
+    bands = np.stack([power[:, a:b].sum(1) for a, b in LOW_BANDS], 1)
+    running = np.cumsum(np.vstack([np.zeros((1, len(LOW_BANDS))), bands]), 0)
+    return running[8:] - running[:-8]
+
+
+def low_band_check(query: Path, reference, offset_seconds: float):
+    """(shortfall dB, clearance dB), means over the low bands, of `query` heard at `offset_seconds`
+    of the reference whose `low_levels` are `reference`; None when too little lines up."""
+    import numpy as np
+    heard_frames = low_levels(query)
+    start = int(round(offset_seconds * 16000 / 256))
+    cells = [(heard_frames[max(0, f - 1):f + 2].max(0), reference[start + f]) for f in range(len(heard_frames))
+             if 0 <= start + f < len(reference) and (start + f) % LEVEL_STEP_FRAMES == 0]
+    if len(cells) < 8:
+        return None
+    heard = np.array([c[0] for c in cells])
+    ref = np.array([c[1] for c in cells])
+    shortfalls, clearances = [], []
+    for b in range(len(LOW_BANDS)):
+        h, r = heard[:, b], ref[:, b]
+        top = r.max()
+        if top <= 0:
+            continue
+        floor = np.sort(h)[len(h) * 26 // 256]  # containmentNoiseFloorShareQ8
+        steps = np.minimum(15, np.round(np.log2(top / np.maximum(r, 1e-9))))
+        loud = (steps <= np.sort(steps)[min(len(steps) - 1, len(steps) * 102 // 256)]) & (steps < 15)
+        relative = top * 2.0 ** -steps
+        gain = np.median((np.maximum(h - floor, 0) / relative)[loud])
+        expected = gain * relative + floor
+        short = np.maximum(0, np.log2(expected[loud]) - np.log2(np.maximum(h[loud], 1)) - MARGIN_LOG2)
+        shortfalls.append(short.mean() * 3.0103)
+        clearances.append(3.0103 * (np.log2(max(gain * top, 1e-9)) - np.log2(max(floor, 1))))
+    if not shortfalls:
+        return None
+    return float(np.mean(shortfalls)), float(np.mean(clearances))
+
+
+def low_bands_report(work: Path, queries: list[dict], results: dict) -> None:
+    """The prototype's separation: the tuning benchmark's right answers against this probe's matches."""
+    ref_dir = work / "kept-most-ref16"
+    ref_dir.mkdir(exist_ok=True)
+    levels = {}
+    positives = []
+    # The tuning set's right answers, and the dev set's where run.sh --set dev has run.
+    for set_name in ("tuning", "dev"):
+        manifest, answers = work / f"manifest-{set_name}-full.json", work / f"results-{set_name}-full.jsonl"
+        if not (manifest.exists() and answers.exists()):
+            continue
+        for r in json.loads(manifest.read_text())["references"]:
+            out = ref_dir / f"{r['id']}.wav"
+            if not out.exists():
+                A.sox(str(work / r["sourceFile"]), "-r", "16000", "-c", "1", "-b", "16", str(out))
+            levels[r["id"]] = low_levels(out)
+        for line in answers.read_text().splitlines():
+            j = json.loads(line)
+            if j["kind"] == "positive" and j["verdict"] == "correct" and not j["condition"].startswith("speed"):
+                m = low_band_check(Path(j["file"]), levels[j["expectedId"]], j["expectedOffset"])
+                if m:
+                    positives.append((f"{set_name} {j['condition']}", j["length"], *m))
+    matches = []
+    for q in queries:
+        if (results.get(q["file"]) or {}).get("outcome") == "match":
+            m = low_band_check(Path(q["file"]), levels[q["family"].split("--")[0]], q["start"] / A.CATALOG_RATE)
+            if m:
+                matches.append((q["condition"], q["length"], *m))
+    print(f"\nBelow 300 Hz (prototype): {len(positives)} right answers of the tuning and dev benchmarks, {len(matches)} probe matches")
+    print("| low bands heard at least | right answers | their largest shortfall (condition, length) | probe matches | of them further short |")
+    print("|---:|---:|---|---:|---:|")
+    for clearance in (0, 10, 15, 20, 25, 30):
+        heard = [p for p in positives if p[3] >= clearance]
+        worst = max(heard, key=lambda p: p[2], default=None)
+        bar = worst[2] if worst else 0.0
+        caught = [m for m in matches if m[3] >= clearance]
+        beyond = sum(1 for m in caught if m[2] > bar + 0.05)
+        where = f"{bar:.2f} dB ({worst[0]}, {worst[1]} s)" if worst else "–"
+        print(f"| {clearance} dB | {len(heard)} | {where} | {len(caught)} | {beyond} (over {bar + 0.05:.2f} dB) |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--soundtrace", type=Path, default=A.REPO_ROOT / ".build" / "release" / "soundtrace")
     ap.add_argument("--work", type=Path, default=Path("/tmp/soundtrace-bench"))
     ap.add_argument("--offsets", type=int, default=10, help="places cut per piece (default 10)")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--low-bands", action="store_true", help="prototype a containment check below 300 Hz (numpy)")
     args = ap.parse_args()
     catalog = args.work / "catalog-tuning-full.catalog"
     if not catalog.exists():
@@ -124,6 +227,13 @@ def main() -> int:
         sys.exit(f"kept-most: no binary at {args.soundtrace}: swift build -c release, or pass --soundtrace PATH")
     if args.offsets < 1:
         sys.exit("kept-most: --offsets must be at least 1")
+    if args.low_bands:
+        try:
+            import numpy  # noqa: F401
+        except ImportError:
+            sys.exit("kept-most: --low-bands needs numpy (pip install numpy)")
+        if not (args.work / "results-tuning-full.jsonl").exists():
+            sys.exit(f"kept-most: --low-bands needs {args.work}/results-tuning-full.jsonl: run bench/accuracy/run.sh first")
     pieces = render(args.work)
     queries = plan(args.work, pieces, args.offsets)
     (args.work / "kept-most-queries").mkdir(exist_ok=True)
@@ -154,6 +264,8 @@ def main() -> int:
         errors = sorted(r.get("alignmentErrorRate") or 0 for r in rs)
         print(f"- `{fam}`: matched with shortfall {shortfalls[0]:.3f}-{shortfalls[-1]:.3f} dB, "
               f"signatures disagreeing at {errors[0]:.3f}-{errors[-1]:.3f}")
+    if args.low_bands:
+        low_bands_report(args.work, queries, ran["results"])
     (args.work / "kept-most-results.jsonl").write_text(
         "".join(json.dumps({**q, "raw": ran["results"].get(q["file"])}) + "\n" for q in queries))
     return 0
