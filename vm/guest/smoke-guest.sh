@@ -129,6 +129,13 @@ check capture-double-open-busy-single-substream $? "pcm_substreams=1: second ope
 
 # ---------------------------------------------------------------- the real Swift CLI (optional)
 # soundtrace match --device: the project's own ALSA capture path against a kernel sound card.
+# Whether the capture side of the loopback is streaming: a session's process that starts slowly
+# (qemu without KVM on a busy host) may not have opened the device yet after a fixed sleep.
+capture_running() { grep -qs 'state: RUNNING' /proc/asound/Loopback/pcm1c/sub0/status; }
+wait_capture_running() { # up to $1 tenths of a second
+  i=0; while ! capture_running && [ $i -lt "$1" ]; do sleep 0.1; i=$((i + 1)); done
+  capture_running
+}
 if [ -s /payload/swift-bin ]; then
   bin=$(cat /payload/swift-bin)
   out=$("$bin" --help 2>&1); src=$?
@@ -167,7 +174,8 @@ if [ -s /payload/swift-bin ] && [ -f /payload/excerpt.wav ]; then
   # 3. Unplug mid-session (unbind the card), then plug it back (bind) and listen again.
   "$bin" match --device plughw:Loopback,1,0 --seconds 20 $cat_opt --json >/tmp/m3.json 2>/tmp/m3.err &
   m=$!
-  sleep 3
+  wait_capture_running 100
+  sleep 2
   d=$(now)
   board_audio_unplug
   i=0; while kill -0 $m 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
@@ -185,13 +193,15 @@ if [ -s /payload/swift-bin ] && [ -f /payload/excerpt.wav ]; then
   # gap, and fail as "audio gap" (too long to bridge) rather than splice the audio together.
   "$bin" match --device plughw:Loopback,1,0 --seconds 20 $cat_opt --json >/tmp/m5.json 2>/tmp/m5.err &
   m=$!
-  sleep 2
+  # Stopped only once it streams: stopped before it opens the device, it would lose nothing.
+  if wait_capture_running 100; then streaming=yes; else streaming=no; fi
+  sleep 1
   kill -STOP $m; sleep 1.5; kill -CONT $m
   i=0; while kill -0 $m 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
   if kill -0 $m 2>/dev/null; then ended=no; kill -9 $m; else ended=yes; fi
   wait $m; orc=$?
   [ $ended = yes ] && [ $orc = 4 ] && grep -qE '"errorCode": ?"audioGap"' /tmp/m5.json
-  check swift-capture-overrun-is-a-gap $? "ended=$ended rc=$orc: $(one_line </tmp/m5.json) $(tail -n 2 /tmp/m5.err | one_line)"
+  check swift-capture-overrun-is-a-gap $? "streaming=$streaming ended=$ended rc=$orc: $(one_line </tmp/m5.json) $(tail -n 2 /tmp/m5.err | one_line)"
 
   # 5. A system suspend mid-session, with the kernel's PM test mode ("devices": drivers suspend,
   # then resume after pm_test_delay seconds). The capture reads ESTRPIPE (arecord says
@@ -209,7 +219,8 @@ if [ -s /payload/swift-bin ] && [ -f /payload/excerpt.wav ]; then
     echo 5 > /sys/module/suspend/parameters/pm_test_delay
     "$bin" match --device plughw:Loopback,1,0 --seconds 20 $cat_opt --json >/tmp/m6.json 2>/tmp/m6.err &
     m=$!
-    sleep 2
+    wait_capture_running 100
+    sleep 1
     echo freeze > /sys/power/state; src=$?
     i=0; while kill -0 $m 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
     if kill -0 $m 2>/dev/null; then ended=no; kill -9 $m; else ended=yes; fi
