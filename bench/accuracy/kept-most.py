@@ -78,17 +78,29 @@ def plan(work: Path, pieces: Path, offsets: int) -> list[dict]:
     return queries
 
 
+def read_16k_mono(path: Path):
+    """The samples of a 16 kHz mono 16-bit WAV as floats (numpy)."""
+    import numpy as np
+    with wave.open(str(path)) as w:
+        if w.getframerate() != 16000 or w.getnchannels() != 1 or w.getsampwidth() != 2:
+            sys.exit(f"kept-most: {path} is not 16 kHz mono 16-bit")
+        return np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64)
+
+
+def power_spectra(x, n: int, hop: int):
+    """Hann-windowed power spectra of x, one row per hop (numpy)."""
+    import numpy as np
+    return np.abs(np.fft.rfft(np.hanning(n) * np.lib.stride_tricks.sliding_window_view(x, n)[::hop])) ** 2
+
+
 def band_levels(path: Path):
     """Third-octave band levels (dB) of a 16 kHz mono WAV, 64 ms hops; None without numpy."""
     try:
         import numpy as np
     except ImportError:
         return None
-    with wave.open(str(path)) as w:
-        x = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64)
-    n, hop = 2048, 1024
-    frames = (len(x) - n) // hop
-    spectra = np.abs(np.fft.rfft(np.hanning(n) * np.lib.stride_tricks.sliding_window_view(x, n)[::hop][:frames])) ** 2
+    n = 2048
+    spectra = power_spectra(read_16k_mono(path), n, 1024)
     freqs = np.fft.rfftfreq(n, 1 / 16000)
     edges = 50 * 2 ** (np.arange(0, 22) / 3)
     levels = np.stack([spectra[:, (freqs >= lo) & (freqs < hi)].sum(1) for lo, hi in zip(edges[:-1], edges[1:])], 1)
@@ -126,14 +138,11 @@ MARGIN_LOG2 = 171 / 256  # as containmentMarginQ8 (2 dB)
 def low_levels(path: Path):
     """Per 16 ms frame, each low band's power summed over 8 frames (the engine's smoothing)."""
     import numpy as np
-    with wave.open(str(path)) as w:
-        if w.getframerate() != 16000 or w.getnchannels() != 1:
-            sys.exit(f"kept-most: {path} is not 16 kHz mono")
-        x = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64)
+    x = read_16k_mono(path)
     n, hop = 1024, 256
     if len(x) < n + 8 * hop:
         return np.zeros((0, len(LOW_BANDS)))
-    power = np.abs(np.fft.rfft(np.hanning(n) * np.lib.stride_tricks.sliding_window_view(x, n)[::hop])) ** 2
+    power = power_spectra(x, n, hop)
     bands = np.stack([power[:, a:b].sum(1) for a, b in LOW_BANDS], 1)
     running = np.cumsum(np.vstack([np.zeros((1, len(LOW_BANDS))), bands]), 0)
     return running[8:] - running[:-8]
