@@ -136,6 +136,8 @@ public struct EngineParameters: Sendable, Equatable {
     /// Bit error rate expected of unrelated music (in 1/4096) and the score a checked alignment
     /// needs: sum over bits of weight * (null rate - disagreement), divided by sqrt(sum of weight²).
     public var signatureNullRateQ12 = 1925
+    /// That score is for a reference no other has more landmark hits than; any other checked in this
+    /// round needs `signatureWideMinScoreQ12` (`QueryMatcher.narrowBarQ12`).
     public var signatureMinScoreQ12 = 3 * 4096
     /// When none of those passes, a wider net at the recorded speed: every alignment with at least
     /// `signatureWideMinHits` hits, up to `signatureWideCandidates` of them (most hits first), each

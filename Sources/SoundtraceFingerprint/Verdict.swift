@@ -28,6 +28,11 @@ public struct Verdict: Sendable, Equatable {
     let signature: SignatureCheck?
     /// Whether that check passed the engine's threshold.
     let signaturePassed: Bool
+    /// The score `signature` had to reach: the first round's bar, or the wider net's (for the
+    /// wider net's check, and for a recording another has more landmark hits than).
+    var signatureBarQ12: Int? = nil
+    /// That bar in standard units (reporting).
+    public var signatureBar: Double? { signatureBarQ12.map { Double($0) / 4096 } }
     /// The strongest check of the wider net (every well-voted alignment at the recorded speed),
     /// when the final verdict cast it.
     var wideSignature: SignatureCheck? = nil

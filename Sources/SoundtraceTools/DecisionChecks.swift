@@ -54,13 +54,15 @@ enum DecisionChecks {
                     + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate))), "
                     + "or within \(fmt(quietRate)) and at most \(fmt(quietSurplusBar)) dB above over \(p.containmentQuietMinCells) frames or more",
                 passed: v.containmentPassed))
-        if let wide = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {
+        if let score = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {
+            let bar = v.signatureBar ?? Double(p.signatureMinScoreQ12) / 4096
             checks.append(
                 DecisionCheck(
-                    name: "signature score (when the landmarks did not decide)", value: fmt(wide),
+                    name: "signature score (when the landmarks did not decide)", value: fmt(score),
                     bar:
-                        "at least \(fmt(Double(p.signatureMinScoreQ12) / 4096)) (wider net \(fmt(Double(p.signatureWideMinScoreQ12) / 4096)))",
-                    passed: wide >= Double(p.signatureMinScoreQ12) / 4096))
+                        "at least \(fmt(bar)) (\(fmt(Double(p.signatureMinScoreQ12) / 4096)) for the recording with the most landmark hits; "
+                        + "\(fmt(Double(p.signatureWideMinScoreQ12) / 4096)) for any other and in the wider net)",
+                    passed: score >= bar))
         }
         return checks
     }
