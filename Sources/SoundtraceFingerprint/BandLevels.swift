@@ -23,9 +23,10 @@ final class BandLevelExtractor {
     /// the smoothing window stays far from overflowing 64 bits.
     static let powerShift: UInt64 = 10
 
-    /// One layout per speed numerator in `speedNumerators` (over `speedDenominator`).
+    /// One layout per speed numerator in `speedNumerators` (over `speedDenominator`), each of the
+    /// low level bands and then the level bands (`allEdges`).
     init(parameters: EngineParameters, speedNumerators: [Int] = [1], speedDenominator: Int = 1) {
-        let base = parameters.levelBandEdges
+        let base = Self.allEdges(parameters)
         bands = base.count - 1
         layouts = speedNumerators.count
         let top = parameters.fftSize / 2
@@ -35,6 +36,12 @@ final class BandLevelExtractor {
         prefix = [UInt64](repeating: 0, count: (edges.max() ?? 0) - lowestBin + 1)
         history = [UInt64](repeating: 0, count: layouts * bands * smoothing)
         sums = [UInt64](repeating: 0, count: layouts * bands)
+    }
+
+    /// The low level bands' edges, then the level bands' (the low bands end where those begin).
+    static func allEdges(_ p: EngineParameters) -> [Int] {
+        precondition(p.lowLevelBandEdges.last == p.levelBandEdges.first, "the low level bands end where the level bands begin")
+        return p.lowLevelBandEdges.dropLast() + p.levelBandEdges
     }
 
     /// Takes the next frame's power spectrum; `sums` then holds the smoothed band powers.
@@ -63,11 +70,14 @@ final class BandLevelExtractor {
 
 /// A reference's band levels as the catalog stores them: every `levelStepFrames` frames (frame 0,
 /// 8, 16, …), per band the number of 3 dB steps below that band's loudest stored level, 0…15,
-/// four bits a band, eight bands to a 32-bit word. A step of 3 dB is a factor of two in power,
-/// so a stored level turns back into relative power with a shift.
+/// four bits a band, up to eight bands to a 32-bit word: first the word of the level bands, then
+/// the word of the low level bands. A step of 3 dB is a factor of two in power, so a stored level
+/// turns back into relative power with a shift.
 enum ReferenceLevels {
     static let bitsPerBand = 4
     static let maxStep = (1 << bitsPerBand) - 1
+    /// Words per kept frame: the level bands', then the low level bands'.
+    static let wordsPerFrame = 2
 
     /// Collects the smoothed band powers of the frames the catalog keeps.
     struct Collector {
@@ -78,8 +88,9 @@ enum ReferenceLevels {
 
         init(parameters: EngineParameters) {
             precondition(
-                parameters.levelBandEdges.count - 1 == 32 / ReferenceLevels.bitsPerBand,
-                "one 32-bit word of levels per kept frame")
+                parameters.levelBandEdges.count - 1 == 32 / ReferenceLevels.bitsPerBand
+                    && parameters.lowLevelBandEdges.count - 1 <= 32 / ReferenceLevels.bitsPerBand,
+                "one 32-bit word per band layout and kept frame")
             self.parameters = parameters
             extractor = BandLevelExtractor(parameters: parameters)
         }
@@ -92,29 +103,32 @@ enum ReferenceLevels {
             frame += 1
         }
 
-        /// The packed words, one per kept frame.
+        /// The packed words, `wordsPerFrame` per kept frame.
         func words() -> [UInt32] {
             let bands = extractor.bands
+            let lowBands = parameters.lowLevelBandEdges.count - 1
             let kept = logLevels.count / max(1, bands)
             var loudest = [Int32](repeating: 0, count: bands)
             for k in 0..<kept {
                 for b in 0..<bands { loudest[b] = max(loudest[b], logLevels[k * bands + b]) }
             }
             let step = Int32(1 << FixedLog.fractionBits)  // 3 dB
-            return (0..<kept).map { k in
+            func word(_ k: Int, _ range: Range<Int>) -> UInt32 {
                 var word: UInt32 = 0
-                for b in 0..<bands {
+                for b in range {
                     let below = (loudest[b] - logLevels[k * bands + b] + step / 2) / step
-                    word |= UInt32(min(Int32(ReferenceLevels.maxStep), below)) << UInt32(b * ReferenceLevels.bitsPerBand)
+                    word |=
+                        UInt32(min(Int32(ReferenceLevels.maxStep), below)) << UInt32((b - range.lowerBound) * ReferenceLevels.bitsPerBand)
                 }
                 return word
             }
+            return (0..<kept).flatMap { k in [word(k, lowBands..<bands), word(k, 0..<lowBands)] }
         }
     }
 
-    /// Kept frames of a reference of `frames` frames.
+    /// Level words of a reference of `frames` frames.
     static func count(frames: Int, parameters: EngineParameters) -> Int {
-        (frames + parameters.levelStepFrames - 1) / parameters.levelStepFrames
+        wordsPerFrame * ((frames + parameters.levelStepFrames - 1) / parameters.levelStepFrames)
     }
 
     /// Steps below the band's loudest level of band `band` in `word`.

@@ -6,8 +6,9 @@ import Glibc
 /// Layout in docs/CATALOG.md.
 public enum CatalogFile {
     public static let magic: [UInt8] = Array("STCATLOG".utf8)
-    /// 4 added the structure checksum, so that start-up need not read the whole file.
-    public static let formatVersion: UInt32 = 4
+    /// 4 added the structure checksum, so that start-up need not read the whole file; 5 a second
+    /// level word per kept frame, for the bands below 300 Hz.
+    public static let formatVersion: UInt32 = 5
     /// Larger files are refused before reading: about 200 hours of audio at the 700 bytes per
     /// audio second catalogs take (docs/CATALOG.md), twice what the scale benchmark builds.
     public static let maximumBytes = 512 << 20
@@ -208,7 +209,7 @@ public enum CatalogFile {
         guard levels.count == 4 * levelCount else {
             throw .damaged(
                 path: path,
-                detail: "levels section holds \(levels.count) bytes, not 4 for each of the references' \(levelCount) level frames")
+                detail: "levels section holds \(levels.count) bytes, not 4 for each of the references' \(levelCount) level words")
         }
         let manifest = CatalogManifest(
             version: catalogVersion, referenceIds: references.map(\.audio.id),

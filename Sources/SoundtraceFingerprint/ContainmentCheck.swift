@@ -38,6 +38,13 @@ struct ContainmentCheck: Equatable {
     /// cells: the shortfall again, with each band's gain that of its steadiest half of cells when
     /// lower than the median (`steadiestHalf`).
     var steadiestGainShortfallQ12: Int? = nil
+    /// How far the heard bands' loud end (`containmentHeardLoudShareQ8`) stands above their noise
+    /// floor, mean over bands, log2 Q8: how clearly they were heard, whatever the reference plays.
+    var heardRangeQ8 = 0
+    /// The same shortfall (the deciding one) and heard range over the low level bands, below 300 Hz;
+    /// nil where they heard nothing to compare.
+    var lowShortfallQ12: Int? = nil
+    var lowHeardRangeQ8: Int? = nil
 
     /// The shortfall the decision uses: the re-measured one where it was re-measured.
     var decidingShortfallQ12: Int { min(shortfallQ12, steadiestGainShortfallQ12 ?? shortfallQ12) }
@@ -55,10 +62,18 @@ struct ContainmentCheck: Equatable {
     /// nothing is missing, a surplus is no evidence either way: people talking over the recording
     /// add one.
     func passes(_ p: EngineParameters, signature: SignatureCheck) -> Bool {
-        tier(p, signature: signature) != nil
+        tier(p, signature: signature) != nil && !lowBandsMissing(p)
     }
 
-    /// Which bar the alignment passed, nil when it passed none (`passes`).
+    /// Whether the low bands, heard clearly, fall short of what the reference plays there (another
+    /// bass line under the same upper parts). Where they were not heard clearly, no evidence.
+    func lowBandsMissing(_ p: EngineParameters) -> Bool {
+        guard let shortfall = lowShortfallQ12, let range = lowHeardRangeQ8 else { return false }
+        return range >= p.containmentLowMinHeardRangeQ8 && shortfall > p.containmentLowMaxShortfallQ12
+    }
+
+    /// Which bar the alignment passed in the bands above 300 Hz, nil when it passed none (`passes`
+    /// also asks the low bands).
     func tier(_ p: EngineParameters, signature: SignatureCheck) -> ContainmentTier? {
         guard cells >= p.containmentMinCells else { return nil }
         let shortfallQ12 = decidingShortfallQ12
@@ -83,91 +98,15 @@ struct ContainmentCheck: Equatable {
         offsetFrames: Int, speedStep: Int
     ) -> ContainmentCheck? {
         let p = catalog.parameters
-        let bands = p.levelBandEdges.count - 1
-        let length = catalog.references[reference].durationFrames
-        let start = catalog.levelStart[reference]
-        let n = p.speedDenominator + speedStep
-        let d = p.speedDenominator
-        var heard: [UInt64] = []
-        var quietest: [UInt64] = []
-        var steps: [Int] = []
-        for frame in (p.signatureSmoothingFrames - 1)..<queryFrames {
-            let referenceFrame = offsetFrames + (speedStep == 0 ? frame : roundedDivide(frame * n, d))
-            guard referenceFrame >= 0, referenceFrame < length, referenceFrame % p.levelStepFrames == 0 else { continue }
-            let word = catalog.levels[start + referenceFrame / p.levelStepFrames]
-            // The louder of the neighbouring frames too: an alignment is only as exact as a frame,
-            // and a strike entering or leaving the smoothing window moves a level by several dB.
-            let earliest = max(p.signatureSmoothingFrames - 1, frame - 1)
-            let latest = min(queryFrames - 1, frame + 1)
-            var levels = [UInt64](repeating: 0, count: bands)
-            for b in 0..<bands {
-                for f in earliest...latest { levels[b] = max(levels[b], query[f * frameStride + first + b]) }
-            }
-            var lows = [UInt64](repeating: UInt64.max, count: bands)
-            for b in 0..<bands {
-                for f in earliest...latest { lows[b] = min(lows[b], query[f * frameStride + first + b]) }
-            }
-            // Digital silence (a bridged gap in the capture) was not heard at all: no evidence.
-            guard levels.contains(where: { $0 >= Self.silence }) else { continue }
-            heard += levels
-            quietest += lows
-            for b in 0..<bands { steps.append(ReferenceLevels.step(word, band: b)) }
-        }
-        let cells = heard.count / bands
-        guard cells > 0 else { return nil }
-        var column = [UInt64](repeating: 0, count: cells)
-        var floors = [UInt64](repeating: 0, count: bands)
-        for b in 0..<bands {
-            for c in 0..<cells { column[c] = heard[c * bands + b] }
-            floors[b] = column.sorted()[cells * p.containmentNoiseFloorShareQ8 / 256]
-        }
-        // Leading and trailing cells where every band is at its noise floor heard nothing but the
-        // room: the recording started after listening did, or stopped before it ended. What lies
-        // between must hold all of the reference; a different recording is never this quiet.
-        func quiet(_ c: Int) -> Bool { (0..<bands).allSatisfy { heard[c * bands + $0] <= 2 * floors[$0] } }
-        var lower = 0
-        var upper = cells
-        while lower < upper && quiet(lower) { lower += 1 }
-        while upper > lower && quiet(upper - 1) { upper -= 1 }
-        guard upper > lower else { return ContainmentCheck(cells: 0, shortfallQ12: 0) }
-        func overBands(steadiestGain: Bool) -> (shortfall: Int, clearance: Int, surplus: Int, counted: Int) {
-            var total = 0
-            var clearance = 0
-            var surplus = 0
-            var counted = 0
-            var column = [UInt64](repeating: 0, count: upper - lower)
-            var lowColumn = [UInt64](repeating: 0, count: upper - lower)
-            var columnSteps = [Int](repeating: 0, count: upper - lower)
-            for b in 0..<bands {
-                for c in lower..<upper {
-                    column[c - lower] = heard[c * bands + b]
-                    lowColumn[c - lower] = quietest[c * bands + b]
-                    columnSteps[c - lower] = steps[c * bands + b]
-                }
-                guard
-                    let band = bandMeasures(
-                        heard: column, lows: lowColumn, steps: columnSteps, floor: floors[b], parameters: p,
-                        steadiestGain: steadiestGain)
-                else { continue }
-                total += band.shortfall
-                clearance += band.clearance
-                surplus += band.surplus
-                counted += 1
-            }
-            return (total, clearance, surplus, counted)
-        }
-        let measured = overBands(steadiestGain: false)
-        guard measured.counted > 0 else { return ContainmentCheck(cells: 0, shortfallQ12: 0) }
-        var check = ContainmentCheck(
-            cells: upper - lower, shortfallQ12: measured.shortfall / measured.counted,
-            clearanceQ8: measured.clearance / measured.counted, surplusQ12: measured.surplus / measured.counted)
-        // Something was added (people talking, most often): what it added must not make the
-        // rest look short. The surplus stays as first measured: it is what was added. Only over
-        // enough of the recording: in a shorter stretch, a piece that keeps one layer can find a
-        // steadiest half that hides what it lacks.
-        if check.surplusQ12 >= p.containmentTalkSurplusQ12 && check.cells >= p.containmentTalkMinCells {
-            let steadier = overBands(steadiestGain: true)
-            check.steadiestGainShortfallQ12 = steadier.shortfall / max(1, steadier.counted)
+        let lowBands = p.lowLevelBandEdges.count - 1
+        let alignment = Alignment(
+            query: query, frameStride: frameStride, queryFrames: queryFrames, catalog: catalog, reference: reference,
+            offsetFrames: offsetFrames, speedStep: speedStep)
+        guard var check = alignment.measure(first: first + lowBands, bands: p.levelBandEdges.count - 1, word: 0)
+        else { return nil }
+        if let low = alignment.measure(first: first, bands: lowBands, word: 1), low.cells > 0 {
+            check.lowShortfallQ12 = low.decidingShortfallQ12
+            check.lowHeardRangeQ8 = low.heardRangeQ8
         }
         return check
     }
@@ -194,7 +133,7 @@ struct ContainmentCheck: Equatable {
     /// (`heard` the loudest, `lows` the quietest of each cell's neighbouring frames), log2 Q12; nil
     /// when the reference is never above its floor there (a level at the floor only says "this quiet
     /// or quieter").
-    private static func bandMeasures(
+    static func bandMeasures(
         heard: [UInt64], lows: [UInt64], steps: [Int], floor: UInt64,
         parameters p: EngineParameters, steadiestGain: Bool
     ) -> (shortfall: Int, clearance: Int, surplus: Int)? {

@@ -4,7 +4,7 @@
 public struct EngineParameters: Sendable, Equatable {
     /// Bumped whenever the algorithm changes in a way the numbers below do not describe, so that a
     /// catalog from an older engine is refused instead of silently matching worse.
-    public var algorithmRevision: UInt32 = 4
+    public var algorithmRevision: UInt32 = 5
 
     // MARK: Front end
 
@@ -67,6 +67,10 @@ public struct EngineParameters: Sendable, Equatable {
 
     /// FFT bin edges of the 8 level bands (every other signature band edge, about 300–2600 Hz).
     public var levelBandEdges = [19, 25, 33, 43, 57, 74, 98, 128, 168]
+    /// FFT bin edges of the 3 low level bands below them (about 47–300 Hz), kept in a second word
+    /// per kept frame and checked on their own (`ContainmentCheck.low`): the bass line, which the
+    /// bands above do not hear, and which a microphone's low cut and broadband noise hide first.
+    public var lowLevelBandEdges = [3, 6, 10, 19]
     /// The catalog keeps the (smoothed) band levels of every this many frames (128 ms, the
     /// smoothing window), in 3 dB steps below each band's loudest level.
     public var levelStepFrames = 8
@@ -240,6 +244,19 @@ public struct EngineParameters: Sendable, Equatable {
     /// at 27-29 frames, 0.052-0.058 dB short with the steadier gain, and no longer does
     /// (2026-12-03, session 18; docs/BENCHMARKS.md, run 13).
     public var containmentTalkMinCells = 30
+    /// Below 300 Hz (`lowLevelBandEdges`), where the bands above are deaf: a piece that keeps the
+    /// reference's upper parts and replaces its bass line passes every check above, and a true
+    /// recording heard clearly there holds what the reference plays. So where the low bands were
+    /// heard clearly, their loud end (the loudest tenth of their level frames,
+    /// `containmentHeardLoudShareQ8`) at least `containmentLowMinHeardRangeQ8` above their floor
+    /// (log2 Q8), a mean shortfall there over `containmentLowMaxShortfallQ12` (log2 Q12: 680 is
+    /// 0.5 dB) refuses the match. Through a microphone (its low cut) or in strong noise the low
+    /// bands are not heard that clearly and say nothing. How clearly is judged from what was heard
+    /// alone: a gain taken against the reference collapses where another bass line misses most of
+    /// its notes. (docs/BENCHMARKS.md, run 19.)
+    public var containmentHeardLoudShareQ8 = 230
+    public var containmentLowMinHeardRangeQ8 = 1701
+    public var containmentLowMaxShortfallQ12 = 680
 
     // MARK: Live recognition (query side): when a session's recognizer samples its verdict
 
@@ -282,6 +299,7 @@ public struct EngineParameters: Sendable, Equatable {
             UInt32(signatureSmoothingFrames), UInt32(signatureLagFrames)
         ] + signatureBandEdges.map { UInt32($0) }
             + [UInt32(levelStepFrames)] + levelBandEdges.map { UInt32($0) } + peakBandEdges.map { UInt32($0) }
+            + lowLevelBandEdges.map { UInt32($0) }
     }
 
     /// Names of `catalogFields`, for error messages.
@@ -292,5 +310,5 @@ public struct EngineParameters: Sendable, Equatable {
             "densityBlockFrames", "referencePeaksPerBlock", "minPairFrames", "maxPairFrames", "maxPairBins",
             "referenceFanOut", "hashBits", "directoryBits", "signatureSmoothingFrames", "signatureLagFrames"
         ] + (0..<18).map { "signatureBandEdges[\($0)]" } + ["levelStepFrames"] + (0..<9).map { "levelBandEdges[\($0)]" }
-        + (0..<5).map { "peakBandEdges[\($0)]" }
+        + (0..<5).map { "peakBandEdges[\($0)]" } + (0..<4).map { "lowLevelBandEdges[\($0)]" }
 }

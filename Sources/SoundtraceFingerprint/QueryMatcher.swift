@@ -315,9 +315,10 @@ public final class QueryMatcher {
             if let decisive = checks.decisive {
                 verdict.containment = decisive.containment
                 verdict.containmentPassed = true
+                verdict.containmentAbovePassed = true
             } else {
                 verdict.containment = containment
-                verdict.containmentPassed = judged(containment, at: alignment)
+                (verdict.containmentPassed, verdict.containmentAbovePassed) = judged(containment, at: alignment)
             }
             return verdict
         }
@@ -329,7 +330,7 @@ public final class QueryMatcher {
             signaturePassed: confirmed, wideSignature: checks?.wide)
         verdict.alignmentCheck = alignment
         verdict.containment = containment
-        verdict.containmentPassed = judged(containment, at: alignment)
+        (verdict.containmentPassed, verdict.containmentAbovePassed) = judged(containment, at: alignment)
         return verdict
     }
 
@@ -353,6 +354,7 @@ public final class QueryMatcher {
         verdict.alignmentCheck = check
         verdict.containment = whole
         verdict.containmentPassed = true
+        verdict.containmentAbovePassed = true
         return verdict
     }
 
@@ -365,10 +367,11 @@ public final class QueryMatcher {
             && score * 256 * 256 >= p.minRatioOverChanceQ8 * chanceQ8
     }
 
-    /// The containment check's pass or fail, judged with the signature check of its own alignment.
-    private func judged(_ containment: ContainmentCheck?, at check: SignatureCheck?) -> Bool? {
-        guard let containment, let check else { return nil }
-        return containment.passes(parameters, signature: check)
+    /// The containment check's pass or fail, judged with the signature check of its own alignment:
+    /// in all, and in the bands above 300 Hz alone.
+    private func judged(_ containment: ContainmentCheck?, at check: SignatureCheck?) -> (all: Bool?, above: Bool?) {
+        guard let containment, let check else { return (nil, nil) }
+        return (containment.passes(parameters, signature: check), containment.tier(parameters, signature: check) != nil)
     }
 
     /// The containment check at a signature check's alignment (its best shift).

@@ -44,6 +44,9 @@ public struct Verdict: Sendable, Equatable {
     /// the signature check made at the same alignment); nil when it was not measured. Kept here so
     /// that whoever explains a verdict reads the engine's own judgement instead of repeating its rule.
     public internal(set) var containmentPassed: Bool? = nil
+    /// The same judgement over the bands above 300 Hz alone (`ContainmentCheck.tier`), so that an
+    /// explanation can say which of the two refused.
+    public internal(set) var containmentAbovePassed: Bool? = nil
 
     /// Of that check (tuning and diagnosis): signature bits compared with any weight, their total
     /// weight, the weight of those that disagreed, and the score in standard units.
@@ -79,5 +82,14 @@ public struct Verdict: Sendable, Equatable {
     /// each band's steadiest gain (`ContainmentCheck.steadiestGainShortfallQ12`).
     public var containmentGainSteadied: Bool { containment?.steadiestGainShortfallQ12 != nil }
     public var containmentClearanceDecibels: Double? { containment.map { Double($0.clearanceQ8) / 256 * 3.0103 } }
+    /// The shortfall below 300 Hz and how clearly those bands were heard (`ContainmentCheck.lowShortfallQ12`).
+    public var containmentLowShortfallDecibels: Double? { containment?.lowShortfallQ12.map { Double($0) / 4096 * 3.0103 } }
+    public var containmentLowHeardRangeDecibels: Double? { containment?.lowHeardRangeQ8.map { Double($0) / 256 * 3.0103 } }
+    /// Whether the low bands, heard clearly, refused the alignment (`ContainmentCheck.lowBandsMissing`);
+    /// nil when they were not measured.
+    public func containmentLowBandsMissing(_ p: EngineParameters) -> Bool? {
+        guard let containment, containment.lowShortfallQ12 != nil else { return nil }
+        return containment.lowBandsMissing(p)
+    }
     public var alignmentScore: Double? { alignmentCheck.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
 }

@@ -53,7 +53,19 @@ enum DecisionChecks {
                     "at most \(fmt(strict)) dB short, or \(fmt(coloured)) dB with signatures within \(fmt(colouredRate)) "
                     + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate))), "
                     + "or within \(fmt(quietRate)) and at most \(fmt(quietSurplusBar)) dB above over \(p.containmentQuietMinCells) frames or more",
-                passed: v.containmentPassed))
+                passed: v.containmentAbovePassed))
+        let lowBar = Double(p.containmentLowMaxShortfallQ12) / 4096 * 3.0103
+        // To a tenth of a dB: the bar is a whole number of dB in log2 Q8, which rounds.
+        let lowGate = (Double(p.containmentLowMinHeardRangeQ8) / 256 * 3.0103 * 10).rounded() / 10
+        checks.append(
+            DecisionCheck(
+                name: "containment below 300 Hz: heard level short of the recording's",
+                value: v.containmentLowShortfallDecibels.map {
+                    "\(fmt($0)) dB short, heard \(fmt(v.containmentLowHeardRangeDecibels ?? 0)) dB above the floor"
+                } ?? "not measured",
+                bar:
+                    "at most \(fmt(lowBar)) dB short where heard \(fmt(lowGate)) dB or more above the floor; less clearly heard, no evidence",
+                passed: v.containmentLowBandsMissing(p).map { !$0 }))
         if let score = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {
             let bar = v.signatureBar ?? Double(p.signatureMinScoreQ12) / 4096
             checks.append(

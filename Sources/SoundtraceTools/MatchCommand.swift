@@ -158,6 +158,8 @@ struct MatchCommand {
                 ("containmentCells", verdict.containmentCells.map(String.init) ?? "null"),
                 ("containmentClearance", verdict.containmentClearanceDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentSurplus", verdict.containmentSurplusDecibels.map { Text.seconds($0) } ?? "null"),
+                ("containmentLowShortfall", verdict.containmentLowShortfallDecibels.map { Text.seconds($0) } ?? "null"),
+                ("containmentLowHeardRange", verdict.containmentLowHeardRangeDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentGainSteadied", verdict.containmentCells == nil ? "null" : String(verdict.containmentGainSteadied))
             ]
         }

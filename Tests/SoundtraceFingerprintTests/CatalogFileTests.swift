@@ -46,7 +46,7 @@ import Testing
                 path: "x", found: CatalogFile.formatVersion + 1,
                 supported: CatalogFile.formatVersion)
         ) { try CatalogFile.decode(future, path: "x") }
-        // A catalog of the previous format (no structure checksum) says how to rebuild it, at
+        // A catalog of an earlier format (no structure checksum) says how to rebuild it, at
         // start-up as everywhere.
         var previous = bytes
         previous[8] = 3
@@ -55,7 +55,7 @@ import Testing
                 _ = try CatalogFile.decode(previous, path: "x", check: check)
                 Issue.record("a format-3 catalog was accepted")
             } catch {
-                #expect(error == .unsupportedFormatVersion(path: "x", found: 3, supported: 4))
+                #expect(error == .unsupportedFormatVersion(path: "x", found: 3, supported: CatalogFile.formatVersion))
                 #expect(error.description.contains("rebuild it with: soundtrace catalog build"))
             }
         }
@@ -168,7 +168,7 @@ import Testing
         for i in 0..<4 { short[start + 4 + i] = UInt8((length >> (8 * UInt32(i))) & 0xFF) }
         #expect(
             throws: CatalogError.damaged(
-                path: "x", detail: "levels section holds \(4 * words - 4) bytes, not 4 for each of the references' \(words) level frames")
+                path: "x", detail: "levels section holds \(4 * words - 4) bytes, not 4 for each of the references' \(words) level words")
         ) {
             try CatalogFile.decode(Self.rehashed(short), path: "x")
         }

@@ -90,7 +90,7 @@ import Testing
 
     @Test(arguments: [
         ([UInt8]("garbage".utf8), "it is not a Soundtrace catalog"),
-        (Array(CatalogFile.magic) + [9, 0, 0, 0], "it has format version 9, this soundtrace writes version 4")
+        (Array(CatalogFile.magic) + [9, 0, 0, 0], "it has format version 9, this soundtrace writes version \(CatalogFile.formatVersion)")
     ])
     func anUnusableOldCatalogMeansAFullBuildNotAnError(old: [UInt8], reason: String) throws {
         let s = try Scratch()
