@@ -26,7 +26,7 @@ struct CatalogSlot: Sendable {
         CatalogSlot(
             path: path, catalog: nil,
             problem:
-                "\(error); rebuild it with `soundtrace catalog build --out \(path)` (or put a good catalog there with `install -m 0644 FILE \(path)`, which replaces the file rather than rewriting the one the daemon has mapped), then `systemctl reload soundtraced`"
+                "\(error.problem); rebuild it with `soundtrace catalog build --out \(path)` (or put a good catalog there with `install -m 0644 FILE \(path)`, which replaces the file rather than rewriting the one the daemon has mapped), then `systemctl reload soundtraced`"
         )
     }
 

@@ -15,6 +15,18 @@ public enum CatalogError: Error, Equatable, CustomStringConvertible {
 
     static let rebuildHint = "rebuild it with: soundtrace catalog build"
 
+    /// What is wrong, without the closing advice to copy or rebuild the file: for a caller that
+    /// gives fuller advice of its own (the daemon names the command for its path, and how to
+    /// replace the file it has mapped), so that the advice is not given twice.
+    public var problem: String {
+        if case let .notFound(path) = self { return "catalog \(path) does not exist" }
+        let text = description
+        for advice in ["; copy it again or \(Self.rebuildHint)", "; \(Self.rebuildHint)"] where text.hasSuffix(advice) {
+            return String(text.dropLast(advice.count))
+        }
+        return text
+    }
+
     public var description: String {
         switch self {
         case let .notFound(path):

@@ -31,4 +31,27 @@ import Testing
         #expect(score >= Double(p.signatureMinScoreQ12) && score < Double(p.signatureWideMinScoreQ12))
         #expect(verdict.signatureBar == Double(p.signatureMinScoreQ12) / 4096)
     }
+
+    /// The bar the first round applies to each recording, read from the matcher's own hit counts
+    /// after the same query: the lower one for the recording the landmarks favour (and any tied
+    /// with it), the wider net's for every other.
+    @Test func theMatcherGivesEveryOtherRecordingTheWiderNetsBar() throws {
+        let clean = TestAudio.excerpt(MatcherTests.references[2].audio, from: 11 * Self.rate, count: 5 * Self.rate)
+        let heard = TestAudio.addNoise(clean, snrDB: -12, seed: 5)
+        let matcher = try QueryMatcher(catalog: MatcherTests.catalog)
+        matcher.push(heard.samples)
+        matcher.finish()
+        let p = MatcherTests.catalog.parameters
+        let references = MatcherTests.catalog.references.indices
+        let most = references.map { matcher.bestScoreOf($0) }.max() ?? 0
+        #expect(matcher.bestScoreOf(2) == most)
+        #expect(matcher.narrowBarQ12(for: 2) == p.signatureMinScoreQ12)
+        var others = 0
+        for r in references where r != 2 {
+            let expected = matcher.bestScoreOf(r) >= most ? p.signatureMinScoreQ12 : p.signatureWideMinScoreQ12
+            #expect(matcher.narrowBarQ12(for: r) == expected)
+            if expected == p.signatureWideMinScoreQ12 { others += 1 }
+        }
+        #expect(others > 0)
+    }
 }
