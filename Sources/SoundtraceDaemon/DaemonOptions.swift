@@ -1,3 +1,5 @@
+import SoundtraceCore
+
 /// `soundtraced`'s command line: flags that override the configuration file, for development,
 /// tests and `--version`/`--help`.
 struct DaemonOptions: Equatable {
@@ -32,6 +34,7 @@ struct DaemonOptions: Equatable {
           --check-hardware  check the kiosk step by step and exit: light each LED, sound the buzzer, wait
                             20 s for a button press, record 3 s and report the level (status 1 if a step failed)
           --version         print the version
+          -h, --help        show this help
         Signals: HUP reloads the catalog, TERM and INT stop cleanly.
         """
 
@@ -64,7 +67,11 @@ struct DaemonOptions: Equatable {
                 options.stateDirectory = try value(argument)
             case "--bind":
                 try once(options.bind, argument)
-                options.bind = try value(argument)
+                let bind = try value(argument)
+                guard DaemonConfiguration.isValidBindAddress(bind) else {
+                    throw Invalid(description: "--bind must be an IPv4 address, ::1, :: or localhost, got '\(bind)'")
+                }
+                options.bind = bind
             case "--port":
                 try once(options.port, argument)
                 let text = try value(argument)

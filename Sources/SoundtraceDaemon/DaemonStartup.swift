@@ -41,17 +41,14 @@ enum DaemonStartup {
         }
         if let catalog = options.catalog { configuration.catalog = catalog }
         if let directory = options.stateDirectory { configuration.stateDirectory = directory }
-        if let bind = options.bind {
-            guard DaemonConfiguration.isValidBindAddress(bind) else {
-                throw Failure(description: "--bind must be an IPv4 address, ::1, :: or localhost, got '\(bind)'")
-            }
-            configuration.bind = bind
-        }
+        if let bind = options.bind { configuration.bind = bind }  // checked by DaemonOptions.parse
         if let port = options.port { configuration.port = port }
         if let device = options.device { configuration.device = device }
         if options.noGPIO { configuration.gpio = false }
         do {
-            try configuration.validate(file: options.configPath ?? path)
+            // A rule broken by --bind is the command line's as much as the file's: name both.
+            let source = options.configPath ?? path
+            try configuration.validate(file: options.bind.map { "\(source) with --bind \($0)" } ?? source)
         } catch {
             throw Failure(description: error.description)
         }

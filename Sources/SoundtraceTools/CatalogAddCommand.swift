@@ -24,7 +24,7 @@ struct CatalogAddCommand {
                             for terms of your own
           --meta KEY=VALUE  extra metadata (repeatable)
           --manifest PATH   the manifest (default: catalog/manifest.json)
-          --catalog PATH    the catalog file to check for duplicates (default: catalog/soundtrace.catalog)
+          --catalog PATH    the catalog file to check for duplicates (default: soundtrace.catalog beside the manifest)
           --json            one JSON object on stdout
           -h, --help        show this help
         """
@@ -86,11 +86,12 @@ struct CatalogAddCommand {
             guard let value = parsed.value(name) else { return usageError("\(name) is required") }
             fields[name] = value
         }
+        let manifestPath = parsed.value("--manifest") ?? defaultManifestPath
         let request = Request(
             file: parsed.positional[0], id: fields["--id"]!, title: fields["--title"]!,
             creator: fields["--creator"]!, license: fields["--license"]!, metadata: metadata,
-            manifestPath: parsed.value("--manifest") ?? "catalog/manifest.json",
-            catalogPath: parsed.value("--catalog") ?? "catalog/soundtrace.catalog")
+            manifestPath: manifestPath,
+            catalogPath: parsed.value("--catalog") ?? catalogFileBeside(manifest: manifestPath))
         switch add(request) {
         case let .success(done):
             if parsed.flag("--json") {
@@ -272,9 +273,12 @@ struct CatalogAddCommand {
 /// What to do after the manifest changed: the same steps for add and remove.
 enum CatalogEditSteps {
     static func lines(manifest: String, catalog: String) -> [String] {
-        [
+        // verify finds the recordings beside the catalog unless told where the manifest's are.
+        let audioRoot = FileSystem.directory(of: manifest)
+        let verifyRoot = FileSystem.directory(of: catalog) == audioRoot ? "" : " --audio-root \(audioRoot.isEmpty ? "." : audioRoot)"
+        return [
             "soundtrace catalog build --manifest \(manifest) --out \(catalog)",
-            "soundtrace catalog verify --catalog \(catalog)",
+            "soundtrace catalog verify --catalog \(catalog)\(verifyRoot)",
             "install it where soundtraced reads it (e.g. sudo install -m 0644 \(catalog) /usr/share/soundtrace/soundtrace.catalog), then: sudo systemctl reload soundtraced"
         ]
     }

@@ -77,6 +77,9 @@ struct CatalogBrowseCommands {
         console.print("duration: \(duration(reference, catalog))")
         console.print("source sha256: \(SHA256.hex(reference.sourceSHA256))")
         for entry in a.metadata { console.print("\(entry.key): \(entry.value)") }
+        console.print(
+            "catalog: version \(catalog.manifest.version), sha256 \(catalog.manifest.hash) (as the file states it; `soundtrace catalog verify` checks the contents)"
+        )
         return .success
     }
 

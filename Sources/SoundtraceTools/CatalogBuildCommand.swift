@@ -15,7 +15,7 @@ struct CatalogBuildCommand {
 
         options:
           --manifest PATH   the manifest (default: catalog/manifest.json)
-          --out PATH        the catalog file to write (default: catalog/soundtrace.catalog)
+          --out PATH        the catalog file to write (default: soundtrace.catalog beside the manifest)
           --jobs N          recordings analysed at once, 1 to 64 (default: the number of online CPUs)
           --full            analyse every recording, reusing nothing from the existing catalog
           -h, --help        show this help
@@ -78,8 +78,8 @@ struct CatalogBuildCommand {
         // whose freed pages stay resident while the file's bytes are made. A fixed threshold keeps
         // the build's peak at what it holds at once (bench/scale).
         _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
-        let manifestPath = parsed.value("--manifest") ?? "catalog/manifest.json"
-        let outPath = parsed.value("--out") ?? "catalog/soundtrace.catalog"
+        let manifestPath = parsed.value("--manifest") ?? defaultManifestPath
+        let outPath = parsed.value("--out") ?? catalogFileBeside(manifest: manifestPath)
         let parameters = EngineParameters()
 
         let manifest: Manifest

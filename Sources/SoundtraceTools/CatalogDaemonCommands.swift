@@ -1,5 +1,5 @@
 /// `catalog [START:END]`, `reference` and `guide`: the catalog soundtraced has loaded. (The
-/// offline `catalog build|verify|list|show` read files instead and need no daemon.)
+/// offline `catalog build|verify|list|show|add|remove` work on files instead and need no daemon.)
 enum CatalogDaemonCommands {
     static let catalog = DaemonCommand(
         name: "catalog",
@@ -16,6 +16,8 @@ enum CatalogDaemonCommands {
               soundtrace catalog verify    check the catalog file and that every recording matches itself
               soundtrace catalog list      list the recordings in the catalog file
               soundtrace catalog show ID   show one recording's metadata from the catalog file
+              soundtrace catalog add FILE  add a recording to the manifest (--id, --title, --creator, --license)
+              soundtrace catalog remove ID remove a recording from the manifest (its audio file is kept)
             Run `soundtrace catalog SUBCOMMAND --help` for their options.
             """,
         body: runCatalog)

@@ -12,7 +12,7 @@ struct CatalogRemoveCommand {
 
         options:
           --manifest PATH   the manifest (default: catalog/manifest.json)
-          --catalog PATH    the catalog file the printed steps build (default: catalog/soundtrace.catalog)
+          --catalog PATH    the catalog file the printed steps build (default: soundtrace.catalog beside the manifest)
           --json            one JSON object on stdout
           -h, --help        show this help
         """
@@ -38,8 +38,8 @@ struct CatalogRemoveCommand {
             return .usage
         }
         let id = parsed.positional[0]
-        let manifestPath = parsed.value("--manifest") ?? "catalog/manifest.json"
-        let catalogPath = parsed.value("--catalog") ?? "catalog/soundtrace.catalog"
+        let manifestPath = parsed.value("--manifest") ?? defaultManifestPath
+        let catalogPath = parsed.value("--catalog") ?? catalogFileBeside(manifest: manifestPath)
         func fail(_ message: String) -> ExitCode {
             console.error("soundtrace catalog remove: \(message)")
             return .inputError

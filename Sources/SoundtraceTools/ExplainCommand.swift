@@ -47,16 +47,21 @@ struct ExplainCommand {
                 console.error("soundtrace explain: a file or --device, not both\n\n\(Self.usage)")
                 return .usage
             }
-            guard let seconds = Int(parsed.value("--seconds") ?? "\(SessionSettings.defaultWindowSeconds)"),
-                let settings = try? SessionSettings(windowSeconds: seconds)
-            else {
-                console.error("soundtrace explain: --seconds needs a whole number of seconds the window allows\n\n\(Self.usage)")
+            let settings: SessionSettings
+            switch MatchCommand.listeningWindow(parsed.value("--seconds")) {
+            case let .success(window): settings = window
+            case let .failure(problem):
+                console.error("soundtrace explain: \(problem.message)\n\n\(Self.usage)")
                 return .usage
             }
             guard let catalog = loadCatalog(parsed.value("--catalog"), command: "explain", console: console) else { return .inputError }
             return runLive(
                 source: ALSAAudioSource(device: device), catalog: catalog, settings: settings,
                 svg: parsed.value("--svg"), json: parsed.flag("--json"))
+        }
+        guard parsed.value("--seconds") == nil else {
+            console.error("soundtrace explain: --seconds sets the listening window of --device; files are explained whole\n\n\(Self.usage)")
+            return .usage
         }
         guard parsed.positional.count == 1 else {
             console.error("soundtrace explain: name one WAV file (or --device PCM)\n\n\(Self.usage)")
@@ -77,6 +82,9 @@ struct ExplainCommand {
             }
             matcher.finish()
             explanation = matcher.explanation()
+        } catch let error as WAVError {
+            console.error("soundtrace explain: \(error)")  // it names the file
+            return .inputError
         } catch {
             console.error("soundtrace explain: \(file): \(error)")
             return .inputError

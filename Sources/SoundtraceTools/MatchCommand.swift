@@ -104,19 +104,11 @@ struct MatchCommand {
             console.error("soundtrace match: --device needs an ALSA device name such as default or plughw:1,0\n\n\(Self.usage)")
             return .usage
         }
-        var seconds = SessionSettings.defaultWindowSeconds
-        if let text = parsed.value("--seconds") {
-            guard let value = Int(text) else {
-                console.error("soundtrace match: --seconds needs a whole number of seconds, not '\(text)'\n\n\(Self.usage)")
-                return .usage
-            }
-            seconds = value
-        }
         let settings: SessionSettings
-        do {
-            settings = try SessionSettings(windowSeconds: seconds)
-        } catch {
-            console.error("soundtrace match: \(error)\n\n\(Self.usage)")
+        switch Self.listeningWindow(parsed.value("--seconds")) {
+        case let .success(window): settings = window
+        case let .failure(problem):
+            console.error("soundtrace match: \(problem.message)\n\n\(Self.usage)")
             return .usage
         }
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "match", console: console) else { return .inputError }
@@ -187,5 +179,21 @@ struct MatchCommand {
         let permille = verdict.speedStep * 1000 / catalog.parameters.speedDenominator
         let sign = permille > 0 ? (signed ? "+" : "") : permille < 0 ? "-" : ""
         return "\(sign)\(abs(permille) / 10).\(abs(permille) % 10)"
+    }
+
+    struct WindowProblem: Error { let message: String }
+
+    /// The listening window `--seconds` asks for (the default when absent), or why it cannot be one:
+    /// `match --device` and `explain --device` take it alike.
+    static func listeningWindow(_ given: String?) -> Result<SessionSettings, WindowProblem> {
+        let text = given ?? String(SessionSettings.defaultWindowSeconds)
+        guard let seconds = Int(text) else {
+            return .failure(WindowProblem(message: "--seconds needs a whole number of seconds, not '\(text)'"))
+        }
+        do {
+            return .success(try SessionSettings(windowSeconds: seconds))
+        } catch {
+            return .failure(WindowProblem(message: "\(error)"))
+        }
     }
 }

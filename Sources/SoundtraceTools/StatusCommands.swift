@@ -36,7 +36,7 @@ enum StatusCommands {
 
     static func text(_ r: ProtocolReply, endpoint: String, style: TextStyle) -> String {
         var lines = [style.bold("soundtraced at \(endpoint)")]
-        func add(_ label: String, _ value: String) { lines.append("  " + (label + ":").padding(12) + value) }
+        func add(_ label: String, _ value: String) { lines.append("  " + (label.isEmpty ? "" : label + ":").padding(12) + value) }
         let state = r.value("state") ?? "unknown"
         if state == "listening", let session = r.value("session") {
             add("state", style.good("listening") + " (session \(session))")
@@ -65,9 +65,11 @@ enum StatusCommands {
             if let count = r.value("catalog_references") { parts.append("\(count) references") }
             if let hash = r.value("catalog_hash") { parts.append("sha256 \(hash)") }
             add("catalog", parts.joined(separator: ", "))
+            if let warning = r.value("catalog_warning") { add("", style.notice(warning)) }
         } else if let catalog = r.value("catalog") {
             add("catalog", style.bad(catalog) + (r.value("catalog_error").map { " — \($0)" } ?? ""))
         }
+        if let problem = r.value("history_error") { add("history", style.bad(problem)) }
         if let device = r.value("device") {
             let health = r.value("device_health") ?? "unknown"
             var text = "\(device) (\(health == "failed" ? style.bad(health) : health))"
@@ -76,6 +78,7 @@ enum StatusCommands {
         }
         if let window = r.value("window") { add("window", "\(window) s") }
         if let calm = r.value("calm") { add("calm mode", calm == "yes" ? "on (steady LEDs)" : "off") }
+        if let problem = r.value("panel_error") { add("panel", "\(r.value("panel") ?? "console") — \(problem)") }
         if let mqtt = r.value("mqtt") { add("mqtt", mqtt == "connected" ? style.good(mqtt) : style.notice(mqtt)) }
         return lines.joined(separator: "\n")
     }

@@ -19,6 +19,26 @@ enum Canned {
 
         """
 
+    /// A daemon that kept an older catalog after a failed reload, cannot record its history and
+    /// shows its state on the console because GPIO could not be opened.
+    static let statusWithProblems = """
+        state: idle
+        calm: no
+        catalog: ok
+        catalog_version: 2
+        catalog_hash: 075693fc
+        catalog_references: 7
+        catalog_warning: reloading /var/lib/soundtrace/soundtrace.catalog failed, still serving the previous catalog: not a catalog
+        history_error: cannot open the history database: disk I/O error
+        device: default
+        device_health: unknown
+        window: 10
+        panel: console
+        panel_error: no GPIO chip has the configured lines
+        OK
+
+        """
+
     static let statusListening = """
         state: listening
         session: s-4

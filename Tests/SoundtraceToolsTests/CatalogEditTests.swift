@@ -118,6 +118,33 @@ import Testing
             s.add(silent, ["--id", "silent", "--title", "T", "--creator", "C", "--license", "CC0-1.0"]).err.contains("is nearly silent"))
     }
 
+    /// With only --manifest, the catalog is the one beside it: add checks it for duplicates, and the
+    /// printed steps build, verify and install that file.
+    @Test func withOnlyAManifestTheCatalogBesideItIsCheckedAndBuilt() throws {
+        let s = try Scratch()
+        defer { try? FileManager.default.removeItem(atPath: s.dir) }
+        let beside = s.dir + "/cat/soundtrace.catalog"
+        try FileManager.default.copyItem(atPath: s.catalog, toPath: beside)
+        let same = CLIRun([
+            "catalog", "add", s.audio("harbor-lights-piano"), "--id", "again", "--title", "T", "--creator", "C",
+            "--license", "CC0-1.0", "--manifest", s.manifest
+        ])
+        #expect(same.status == .inputError && same.err.contains("as catalog recording 'harbor-lights-piano'"), "\(same.err)")
+        let added = CLIRun([
+            "catalog", "add", s.audio("summit-banners-brass"), "--id", "brass", "--title", "T", "--creator", "C",
+            "--license", "CC0-1.0", "--manifest", s.manifest, "--json"
+        ])
+        #expect(added.status == .success, "\(added.err)")
+        #expect(added.out.contains("catalog build --manifest \(s.manifest) --out \(beside)"))
+        #expect(added.out.contains("catalog verify --catalog \(beside)\""))
+        let built = CLIRun(["catalog", "build", "--manifest", s.manifest])
+        #expect(built.status == .success, "\(built.err)")
+        #expect(try CatalogFile.load(path: beside).references.map(\.audio.id).sorted() == ["brass", "harbor-lights-piano"])
+        // A catalog elsewhere is verified against the manifest's recordings.
+        let elsewhere = CLIRun(["catalog", "remove", "brass", "--manifest", s.manifest, "--catalog", s.dir + "/out.catalog"])
+        #expect(elsewhere.out.contains("catalog verify --catalog \(s.dir)/out.catalog --audio-root \(s.dir)/cat"), "\(elsewhere.out)")
+    }
+
     @Test func removingKeepsTheFileAndRefusesTheLastReference() throws {
         let s = try Scratch()
         defer { try? FileManager.default.removeItem(atPath: s.dir) }

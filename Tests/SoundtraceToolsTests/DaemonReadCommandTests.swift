@@ -23,6 +23,26 @@ import Testing
         #expect(run.err.isEmpty)
     }
 
+    /// What the daemon warns about is shown in text too, not only in `--json` (README, PROTOCOL.md).
+    @Test func statusTextShowsTheDaemonsWarnings() throws {
+        let (run, _) = try converse([("status", Canned.statusWithProblems)], ["status"])
+        #expect(run.status == .success)
+        let lines = run.out.split(separator: "\n", maxSplits: 1)
+        #expect(
+            lines.last == """
+                  state:      idle
+                  last:       no session yet — press the button or run `soundtrace listen`
+                  catalog:    ok, version 2, 7 references, sha256 075693fc
+                              reloading /var/lib/soundtrace/soundtrace.catalog failed, still serving the previous catalog: not a catalog
+                  history:    cannot open the history database: disk I/O error
+                  microphone: default (unknown)
+                  window:     10 s
+                  calm mode:  off
+                  panel:      console — no GPIO chip has the configured lines
+
+                """)
+    }
+
     @Test func statusJSONTypesTheValues() throws {
         let (run, _) = try converse([("status", Canned.status)], ["status", "--json"])
         #expect(

@@ -100,7 +100,14 @@ import Testing
     @Test func badCommandLinesAreUsageErrors() {
         #expect(CLIRun(["explain"]).status == .usage)
         #expect(CLIRun(["explain", "a.wav", "b.wav"]).status == .usage)
-        #expect(CLIRun(["explain", "--catalog", Self.catalog, "/nonexistent.wav"]).status == .inputError)
+        let missing = CLIRun(["explain", "--catalog", Self.catalog, "/nonexistent.wav"])
+        #expect(missing.status == .inputError)
+        #expect(missing.err.components(separatedBy: "/nonexistent.wav").count == 2, "the file named once: \(missing.err)")
+        // The window is --device's; a file is explained whole, as `match` says too.
+        let seconds = CLIRun(["explain", "--catalog", Self.catalog, "--seconds", "5", "a.wav"])
+        #expect(seconds.status == .usage && seconds.err.contains("files are explained whole"))
+        let outside = CLIRun(["explain", "--device", "null", "--seconds", "50"])
+        #expect(outside.status == .usage && outside.err.contains("outside 3–30 s"), "\(outside.err)")
     }
 
     /// `--device`: one live session (a simulated microphone playing a catalog recording), then the

@@ -200,7 +200,12 @@ import Testing
         #expect(
             list.out.contains("sha256 \(Self.goldenCatalogHash) (as the file states it; `soundtrace catalog verify` checks the contents)"))
         let id = Self.catalog.references[0].audio.id
-        #expect(CLIRun(["catalog", "show", "--catalog", damaged, id]).status == .success)
+        let show = CLIRun(["catalog", "show", "--catalog", damaged, id])
+        #expect(show.status == .success)
+        #expect(
+            show.out.hasSuffix(
+                "catalog: version 1, sha256 \(Self.goldenCatalogHash) (as the file states it; `soundtrace catalog verify` checks the contents)\n"
+            ))
         let verify = CLIRun(["catalog", "verify", "--catalog", damaged])
         #expect(verify.status != .success)
         let match = CLIRun(["match", "--catalog", damaged, Self.root + "/catalog/" + Self.catalog.references[0].audio.sourceFile])
