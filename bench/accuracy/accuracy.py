@@ -59,19 +59,20 @@ RECIPE = "v2"
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-SETS = ("tuning", "dev", "blind")
-# The sample pieces alternate between these two, as they always have (the dev set has none).
+SETS = ("tuning", "dev", "dev2", "blind")
+# The sample pieces alternate between these two, as they always have (the dev sets have none).
 SAMPLE_SETS = ("tuning", "blind")
 
 
 @dataclass(frozen=True)
 class Source:
-    set: str  # "tuning", "dev" or "blind"
+    set: str  # "tuning", "dev", "dev2" or "blind"
     prefix: str  # id prefix of its tracks
     package: str  # Debian package (run.sh installs it)
     location: str  # folder searched recursively for *.ogg, or a .pk3 (zip) whose .ogg members are used
     license: str  # as given in /usr/share/doc/<package>/copyright
     creator: str  # for files whose tags name nobody
+    only: str = ""  # when set, a regular expression the file's path inside location must match
 
 
 # THE SPLIT. Tuning packages may be looked at while tuning; blind packages only in a final report.
@@ -87,6 +88,19 @@ SOURCES = [
            "FreedroidRPG composers"),
     Source("dev", "fillets", "fillets-ng-data", "/usr/share/games/fillets-ng/music", "GPL-2",
            "Fish Fillets NG authors"),
+    # dev2 (2026-12-04): the five packages bench/scale had used beside these sets, as a second set
+    # that is fresh on its first run (only bench/scale's 1- and 10-hour figures had touched them).
+    Source("dev2", "ufoai", "ufoai-music", "/usr/share/games/ufoai/base/0music.pk3", "GPL-2+",
+           "UFO: Alien Invasion composers"),
+    # The menu and faction music only: the tilesets' long ambient loops (birds, wind) are not music.
+    Source("dev2", "megaglest", "megaglest-data", "/usr/share/games/megaglest", "CC-BY-SA-3.0",
+           "MegaGlest composers", only=r"(^|/)music/"),
+    Source("dev2", "flare", "flare-game", "/usr/share/games/flare/mods/fantasycore/music", "CC-BY-SA-3.0+",
+           "Flare composers"),
+    Source("dev2", "hedgewars", "hedgewars-data", "/usr/share/games/hedgewars/Data/Music", "GPL-2",
+           "Hedgewars composers"),
+    Source("dev2", "widelands", "widelands-data", "/usr/share/games/widelands/data/music", "GPL-2+",
+           "Widelands composers"),
     Source("blind", "singularity", "singularity-music", "/usr/share/games/singularity/music", "CC-BY-SA-3.0",
            "Max McCracken"),
     Source("blind", "blupi", "planetblupi-music-ogg", "/usr/share/planetblupi/music", "GPL-3+",
@@ -121,7 +135,9 @@ ALT_VERSIONS = [
 # Not versions but nearly the same recording (waveform correlation 0.5–0.9 at the same positions):
 # a match would be right, so it can be neither a negative nor a second catalog entry. The second
 # one is dropped like an exact duplicate.
-NEAR_DUPLICATES = [("drascula-track1", "drascula-track30")]
+NEAR_DUPLICATES = [("drascula-track1", "drascula-track30"),
+                   # the same recording in two packages' encodes (bench/scale's SAME_MUSIC)
+                   ("supertux-misc-battle-theme", "flare-battle-theme")]
 
 # The project's own sample catalog: pieces sorted by id alternate tuning/blind. Their derivatives
 # (`catalog/render.sh --derivatives OUTDIR` writes <id>--keep-<part>.wav: one part kept verbatim,
@@ -350,7 +366,8 @@ def source_files(src: Source, work: Path) -> list[tuple[str, Path]]:
         return out
     if not loc.is_dir():
         raise SystemExit(f"missing {loc}: install {src.package} (run.sh does this)")
-    return [(p.relative_to(loc).with_suffix("").as_posix(), p) for p in sorted(loc.rglob("*.ogg"))]
+    files = [(p.relative_to(loc).with_suffix("").as_posix(), p) for p in sorted(loc.rglob("*.ogg"))]
+    return [(rel, p) for rel, p in files if not src.only or re.search(src.only, rel + ".ogg")]
 
 
 def read_tags(path: Path) -> dict:
@@ -371,7 +388,7 @@ def discover(work: Path, jobs: int) -> tuple[list[dict], list[tuple[str, str]]]:
     entries = []
     for src in SOURCES:
         for rel, path in source_files(src, work):
-            track_id = f"{src.prefix}-{slug(rel)}"
+            track_id = f"{src.prefix}-{slug(rel)}"[:64].rstrip("-")  # as bench/scale names them
             assert re.fullmatch(r"[a-z0-9][a-z0-9-]{2,63}", track_id), track_id
             entries.append({"id": track_id, "src": str(path), "package": src.package, "set": src.set,
                             "license": src.license, "defaultCreator": src.creator})
@@ -649,6 +666,23 @@ def offsets_for(track: dict, count: int) -> list[int]:
     return [round((lo + (k + 0.5) / count * (hi - lo)) * CATALOG_RATE) for k in range(count)]
 
 
+# A positive excerpt whose source is digital silence throughout (peak below about -60 dBFS) cannot
+# be recognised: the right answer there is "silence", not the recording. Such offsets are left out.
+SILENT_PEAK = 33
+
+
+def silent_in_source(wav: str, start: int, frames: int) -> bool:
+    """Whether the catalog WAV (16-bit) stays below SILENT_PEAK from `start` for `frames` frames."""
+    with wave.open(wav, "rb") as w:
+        assert w.getsampwidth() == 2, wav
+        w.setpos(start)
+        samples = array.array("h")
+        samples.frombytes(w.readframes(frames))
+    if sys.byteorder != "little":
+        samples.byteswap()
+    return max(samples, default=0) < SILENT_PEAK and -min(samples, default=0) < SILENT_PEAK
+
+
 def noise_bank(work: Path) -> dict:
     """Long pink and white noise files at the query format; queries take deterministic slices,
     so each excerpt gets its own noise while a rerun gets exactly the same noise."""
@@ -825,10 +859,15 @@ def make_negative(job: tuple) -> None:
 
 def plan_queries(work: Path, set_name: str, catalog_tracks: list[dict], neg_sources: list[dict],
                  quick: bool) -> tuple[list, list, list]:
-    """Returns (query records, positive generation jobs, negative generation jobs) of one set."""
-    queries, pos_jobs, neg_jobs = [], [], []
+    """Returns (query records, positive generation jobs, negative generation jobs, positive offsets
+    left out because the source is silent there) of one set."""
+    queries, pos_jobs, neg_jobs, silent = [], [], [], []
+    longest = round(max(LENGTHS) * SPEED_MAX * CATALOG_RATE)
     for t in catalog_tracks:
         for k, start in enumerate(offsets_for(t, QUICK_POS_OFFSETS if quick else POS_OFFSETS)):
+            if silent_in_source(t["wav"], start, longest):
+                silent.append(f"`{t['id']}` at {start / CATALOG_RATE:.1f} s")
+                continue
             for length in LENGTHS:
                 pos_jobs.append((work, t, start, length))
                 for cond, _, _ in CONDITIONS:
@@ -874,7 +913,7 @@ def plan_queries(work: Path, set_name: str, catalog_tracks: list[dict], neg_sour
             name = f"speech{i}__{length}s"
             negative({"file": str(shared / f"{name}.wav"), "negKind": "speech", "condition": "clean",
                       "length": length, "speechIndex": i, "name": name})
-    return queries, pos_jobs, neg_jobs
+    return queries, pos_jobs, neg_jobs, silent
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1235,7 +1274,8 @@ def report(ctx: dict, judged: list[dict], match: dict, chosen: dict) -> tuple[st
     hard = [j for j in judged if j["kind"] == "negative" and j["negKind"] in HARD_KINDS]
     hard_by_kind = ", ".join(f"{k} {sum(j['negKind'] == k for j in hard)}" for k in HARD_KINDS)
     role = {"blind": "BLIND set: kept unseen while tuning; accuracy is claimed here",
-            "dev": "DEV set: packages added to study failures; fresh on its first run, tuned on since"}.get(
+            "dev": "DEV set: packages added to study failures; fresh on its first run, tuned on since",
+            "dev2": "DEV2 set: five more packages, fresh on their first run (2026-12-04), tuned on since"}.get(
         set_name, "TUNING set: tune on these numbers; they are not the claim")
     L = [
         f"# Soundtrace accuracy benchmark — {set_name} set",
@@ -1253,6 +1293,9 @@ def report(ctx: dict, judged: list[dict], match: dict, chosen: dict) -> tuple[st
         f"{', '.join(HARD_NEG_CHAINS)} per source); 16 kHz mono 16-bit",
         f"- raw per-query results (with the engine's JSON line): `{ctx['results_path']}`",
     ]
+    if ctx.get("silent_offsets"):
+        L.append(f"- positive offsets left out, the source being digital silence there (peak under {SILENT_PEAK} of "
+                 f"32768, about −60 dBFS): {', '.join(ctx['silent_offsets'])}")
     warnings = ctx["warnings"] + chosen["warnings"]
     if len(hard) < HARD_NEG_MIN and not ctx["quick"]:
         warnings.append(f"only {len(hard)} hard negatives (at least {HARD_NEG_MIN} wanted)")
@@ -1325,7 +1368,7 @@ def run_set(args, binary: Path, work: Path, set_name: str, chosen: dict, ctx_com
     catalog_tracks, neg_sources = chosen["catalog"], chosen["negatives"]
     cat = build_catalog(work, binary, catalog_tracks, f"{set_name}-{mode}")
 
-    queries, pos_jobs, neg_jobs = plan_queries(work, set_name, catalog_tracks, neg_sources, args.quick)
+    queries, pos_jobs, neg_jobs, silent = plan_queries(work, set_name, catalog_tracks, neg_sources, args.quick)
     t0 = time.perf_counter()
     run_parallel(make_positive_set, pos_jobs, args.jobs, f"{set_name}: positive query sets")
     run_parallel(make_negative, neg_jobs, args.jobs, f"{set_name}: negative queries")
@@ -1351,6 +1394,7 @@ def run_set(args, binary: Path, work: Path, set_name: str, chosen: dict, ctx_com
         "catalog_bytes": cat["path"].stat().st_size, "build_seconds": cat["build_seconds"],
         "n_pos": sum(q["kind"] == "positive" for q in queries), "n_neg": sum(q["kind"] == "negative" for q in queries),
         "results_path": str(results_path), "generate_seconds": generate_seconds, "match_seconds": match_seconds,
+        "silent_offsets": silent,
     })
     text, _ = report(ctx, judged, match, chosen)
     (work / f"report-{set_name}-{mode}.md").write_text(text)
@@ -1364,7 +1408,7 @@ def run_set(args, binary: Path, work: Path, set_name: str, chosen: dict, ctx_com
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", choices=("tuning", "dev", "blind", "both"), default="tuning",
+    ap.add_argument("--set", choices=("tuning", "dev", "dev2", "blind", "both"), default="tuning",
                     help="which set to run (default tuning; blind is for final reports; both = tuning and blind)")
     ap.add_argument("--soundtrace", type=Path, default=REPO_ROOT / ".build" / "release" / "soundtrace")
     ap.add_argument("--work", type=Path, default=Path("/tmp/soundtrace-bench"))
