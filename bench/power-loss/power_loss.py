@@ -41,7 +41,8 @@ class Ledger:
         self.pending_delete = set()  # deletes sent but not acknowledged when the daemon died
         self.favorite = {}        # reference -> True/False as last acknowledged
         self.uncertain_refs = set()  # a favorite change sent but not acknowledged
-        self.max_session = 0      # the highest session id this daemon run has given
+        self.given = set()        # the session ids this daemon run has given
+        self.given_lock = threading.Lock()
         self.recorded_sessions = set()  # ids of sessions whose match was acknowledged as saved
         self.sessions = 0
         self.matches = 0
@@ -65,11 +66,14 @@ def client(port, ledger, rng, stop, stats, edits):
                     continue
                 sid = record(lines)["session"]
                 n = int(sid[2:])
-                # Ids count up while the daemon runs. After a kill it continues from the counter it
-                # saves before recording a match (docs/PROTOCOL.md), so only a recorded id is never reused.
-                if n <= ledger.max_session:
-                    raise Failure(f"session id {sid} given twice by one daemon (highest before: s-{ledger.max_session})")
-                ledger.max_session = max(ledger.max_session, n)
+                # Ids are unique while the daemon runs. After a kill it continues from the counter it
+                # saves before recording a match (docs/PROTOCOL.md), so only a recorded id is never
+                # reused. Not "above every id seen so far": the replies of two clients may be read
+                # here in the other order than the daemon sent them.
+                with ledger.given_lock:
+                    if n in ledger.given:
+                        raise Failure(f"session id {sid} given twice by one daemon")
+                    ledger.given.add(n)
                 ledger.sessions += 1
                 while True:
                     c.send(f"session {sid}\n".encode())
@@ -179,7 +183,7 @@ def main():
     for cycle in range(1, args.cycles + 1):
         # Each start also checks the file the last kill left (quick_check) before it serves.
         d = Daemon(args.binary, catalog, tmp, "lossmic", state=state)
-        ledger.max_session = 0
+        ledger.given = set()
         stop = threading.Event()
         workers = [threading.Thread(target=client, args=(d.port, ledger, random.Random(rng.random()), stop, stats, edits))
                    for edits in (True, False)]
