@@ -51,6 +51,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// Parses and validates the file's text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(Invalid) -> DaemonConfiguration {
+        // Some editors start a UTF-8 file with a byte order mark; it would otherwise be an
+        // invisible part of the first key ("unknown key 'catalog'").
+        let text = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
         var configuration = DaemonConfiguration()
         var seen: [String: Int] = [:]
         // "\r\n" is one Character in Swift, so CRLF files need their own separator.
@@ -142,6 +145,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "mqtt_discovery": configuration.mqtt.discovery = try yesNo()
             default: configuration.idleTimeoutSeconds = try integer(10...86400)
             }
+        }
+        // `MQTTSettings.problem` sees values, so a key set to its default (mqtt_port = 1883) would
+        // pass it; the file says which keys were written.
+        if configuration.mqtt.host == nil,
+            let (key, line) = seen.filter({ $0.key.hasPrefix("mqtt_") }).min(by: { $0.value < $1.value })
+        {
+            throw Invalid(
+                file: file, line: line,
+                problem: "\(key) is set but mqtt_host is not, so MQTT is off; set mqtt_host to the broker's address or remove \(key)")
         }
         try configuration.validate(file: file)
         return configuration

@@ -27,6 +27,11 @@ extension Appliance {
         state.withLock { $0.catalogContentFailed(catalog, error) }
     }
 
+    /// The background check found `catalog`'s content sound.
+    func catalogContentVerified(_ catalog: Catalog) {
+        state.withLock { $0.catalogContentVerified(catalog) }
+    }
+
     /// Ends a listening session as canceled, refuses new sessions and returns once the capture
     /// device is closed (a start deferred until then is refused as the device closes).
     func shutdown() {
@@ -97,19 +102,36 @@ extension ApplianceState {
             DaemonLog.error("a catalog no longer served failed its content check: \(error)")
             return
         }
-        catalogSlot = CatalogSlot.unusable(path: catalogSlot.path, error)
-        catalogWarning = nil
-        DaemonLog.error("catalog unusable: \(catalogSlot.problem ?? "")")
+        let failed = CatalogSlot.unusable(path: catalogSlot.path, error)
+        if let fallback = catalogFallback, fallback.rewrittenInPlace() == nil {
+            // A reload whose file turns out damaged keeps the kiosk on the catalog it had.
+            catalogSlot = fallback
+            catalogWarning =
+                "reloading \(failed.path) failed its content check, still serving the previous catalog: \(failed.problem ?? "")"
+            DaemonLog.error(catalogWarning ?? "")
+        } else {
+            catalogSlot = failed
+            catalogWarning = nil
+            DaemonLog.error("catalog unusable: \(catalogSlot.problem ?? "")")
+        }
+        catalogFallback = nil
         markChanged(.catalog)
+    }
+
+    mutating func catalogContentVerified(_ catalog: Catalog) {
+        verifiedCatalog = catalog
+        // The served catalog is sound: the one kept in case it was not can go (its mapping with it).
+        if catalogSlot.catalog === catalog { catalogFallback = nil }
     }
 
     mutating func replaceCatalog(_ slot: CatalogSlot) {
         if slot.catalog != nil {
-            let changed = slot.hash != catalogSlot.hash
+            let sameHash = slot.hash == catalogSlot.hash
+            if let current = catalogSlot.catalog, current === verifiedCatalog { catalogFallback = catalogSlot }
             catalogSlot = slot
             catalogWarning = nil
             DaemonLog.info(
-                "catalog reloaded from \(slot.path): \(slot.catalog?.references.count ?? 0) references, hash \(slot.hash ?? "")\(changed ? "" : " (unchanged)")"
+                "catalog reloaded from \(slot.path): \(slot.catalog?.references.count ?? 0) references, hash \(slot.hash ?? "")\(sameHash ? " (the hash the previous file stated; its content is checked next)" : "")"
             )
         } else if catalogSlot.catalog != nil {
             catalogWarning = "reloading \(slot.path) failed, still serving the previous catalog: \(slot.problem ?? "")"

@@ -32,6 +32,7 @@ extension ApplianceState {
         if let rewritten = catalogSlot.rewrittenInPlace() {
             catalogSlot = rewritten
             catalogWarning = nil
+            catalogFallback = nil
             DaemonLog.error(rewritten.problem ?? "")
             markChanged(.catalog)
         }

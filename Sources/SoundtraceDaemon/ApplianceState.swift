@@ -24,6 +24,11 @@ struct ApplianceState: @unchecked Sendable {
     var catalogSlot: CatalogSlot
     /// Set when a reload failed and the previous catalog is still served.
     var catalogWarning: String?
+    /// The last catalog whose content check passed (`CatalogContentCheck`) ...
+    var verifiedCatalog: Catalog?
+    /// ... and, while a reloaded one waits for its check, the verified one it replaced: served
+    /// again if the new one's content turns out damaged, as a reload that fails at once is.
+    var catalogFallback: CatalogSlot?
     var engine: SessionEngine
     var nextToken: UInt64
     var recent: [SessionRecord] = []

@@ -8,7 +8,8 @@ import SoundtracePlatform
 /// that their time does not grow with the catalog's size): the whole file hashed once after
 /// ready, on a thread of its own at the lowest CPU priority and in the idle I/O class, so that a
 /// `listen` meanwhile is not slowed down much (sessions may start before it ends). A mismatch makes
-/// the catalog unusable as a failed load does (docs/CATALOG.md, "What is checked when").
+/// the catalog unusable as a failed load does, and after a reload puts the verified catalog it
+/// replaced back in service (docs/CATALOG.md, "What is checked when").
 enum CatalogContentCheck {
     /// Checks `catalog` in the background and tells `appliance` if its content is damaged; then
     /// drops the catalog's pages from the resident set (start-up read its header and directory).
@@ -35,6 +36,7 @@ enum CatalogContentCheck {
             try catalog.verifyContent()
             let elapsed = SystemClock.monotonicMilliseconds() - started
             DaemonLog.info("catalog content verified against its SHA-256 in \(elapsed) ms")
+            appliance.catalogContentVerified(catalog)
         } catch {
             appliance.catalogContentFailed(catalog, error)
         }

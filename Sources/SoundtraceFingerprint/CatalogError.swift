@@ -1,3 +1,5 @@
+import Glibc
+
 /// Why a catalog file could not be loaded or written. Each description says what failed and how to fix it.
 public enum CatalogError: Error, Equatable, CustomStringConvertible {
     case notFound(path: String)
@@ -27,12 +29,21 @@ public enum CatalogError: Error, Equatable, CustomStringConvertible {
         return text
     }
 
+    /// Advice that fits why a file could not be read: permissions only when they were the reason.
+    static func readAdvice(_ reason: String) -> String {
+        if reason == String(cString: strerror(EACCES)) || reason == String(cString: strerror(EPERM)) {
+            return "; check its permissions"
+        }
+        if reason == "it is a directory" { return "; give the path of the catalog file itself" }
+        return ""
+    }
+
     public var description: String {
         switch self {
         case let .notFound(path):
             return "catalog \(path) does not exist; \(Self.rebuildHint) (or pass --catalog PATH)"
         case let .cannotRead(path, reason):
-            return "cannot read catalog \(path): \(reason); check its permissions"
+            return "cannot read catalog \(path): \(reason)\(Self.readAdvice(reason))"
         case let .cannotWrite(path, reason):
             return "cannot write catalog \(path): \(reason); check that the folder exists and is writable"
         case let .tooLarge(path, bytes, limit):

@@ -292,6 +292,11 @@ public enum CatalogFile {
         guard let text = String(validating: raw, as: UTF8.self) else {
             throw CatalogError.damaged(path: path, detail: "a text field is not valid UTF-8")
         }
+        // A manifest cannot hold them, so only a forged or damaged file can; printed, they would
+        // drive the terminal of whoever lists the catalog.
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw CatalogError.damaged(path: path, detail: "a text field holds control characters")
+        }
         return text
     }
 

@@ -16,18 +16,15 @@ final class FileMapping: @unchecked Sendable {
     private let mappedSize: Int
     private let mappedModification: timespec
 
-    /// Maps the file at `path`, refusing directories and files larger than `limit`. Errors are the
-    /// ones `FileBytes.read` gives, so callers report both ways of reading alike.
+    /// Maps the file at `path`, refusing anything but a regular file (`RegularFile`) and files
+    /// larger than `limit`. Errors are the ones `FileBytes.read` gives, so callers report both
+    /// ways of reading alike.
     init(path: String, limit: Int) throws(FileBytes.Failure) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
-        func fail(_ code: Int32, _ reason: String? = nil) -> FileBytes.Failure {
+        let (fd, info) = try RegularFile.open(path)
+        func fail(_ code: Int32) -> FileBytes.Failure {
             close(fd)
-            return .system(code: code, reason: reason ?? String(cString: strerror(code)))
+            return .system(code: code, reason: String(cString: strerror(code)))
         }
-        var info = stat()
-        if fstat(fd, &info) != 0 { throw fail(errno) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw fail(EISDIR, "it is a directory") }
         let size = Int(info.st_size)
         if size > limit {
             close(fd)

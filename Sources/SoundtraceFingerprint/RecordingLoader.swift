@@ -13,6 +13,15 @@ public enum RecordingLoader {
         try decode(read(path: path), path: path, parameters: parameters, checksum: checksum)
     }
 
+    /// A query's audio: what `load` gives, cut a little beyond the `maxQuerySeconds` the matcher
+    /// analyses, and read from the file only that far (`RecordingStream.prefix`). Everything the
+    /// matcher looks at is the same as from `load`, and it still sees that there was more.
+    public static func loadQuery(path: String, parameters: EngineParameters = EngineParameters()) throws(WAVError) -> PCMAudio {
+        let wanted = parameters.maxQuerySeconds * parameters.sampleRate + parameters.fftSize
+        let (samples, _) = try RecordingStream.prefix(path: path, parameters: parameters, count: wanted)
+        return PCMAudio(sampleRate: parameters.sampleRate, samples: samples)
+    }
+
     /// The file's bytes, as `load` reads them (catalog build reads first, to see whether the
     /// recording changed, and decodes only when it did).
     public static func read(path: String) throws(WAVError) -> [UInt8] {

@@ -31,8 +31,38 @@ public enum RecordingStream {
     ) throws(WAVError) -> Summary {
         let file = try open(path)
         var hasher = SHA256()
+        let (samples, rate) = try decodeAudio(
+            file, path: path, parameters: parameters, blockBytes: blockBytes, stopAfter: Int.max,
+            bytesRead: { hasher.update($0) }, consume: consume)
+        // Chunks after the audio count in the checksum too.
+        while file.position < file.size { hasher.update(try read(file, blockBytes, path: path)) }
+        return Summary(sourceSHA256: hasher.finalize(), samples: samples, sourceSampleRate: rate)
+    }
+
+    /// The first samples of the recording at `path` at the engine's rate: at least `count` when
+    /// the recording has them (a little more, never much), otherwise all of it. The file is read
+    /// only as far as they need, so a query, which analyses its first seconds, does not read a
+    /// long file whole; the samples are the first ones `decode` hands on. The rest of the file is
+    /// not read and so not checked.
+    public static func prefix(path: String, parameters: EngineParameters, count: Int, blockBytes: Int = 1 << 16) throws(WAVError)
+        -> (samples: [Int16], sourceSampleRate: Int)
+    {
+        var samples: [Int16] = []
+        let (_, rate) = try decodeAudio(
+            try open(path), path: path, parameters: parameters, blockBytes: blockBytes, stopAfter: count, bytesRead: { _ in },
+            consume: { samples += $0 })
+        return (samples, rate)
+    }
+
+    /// The decoding both share: the header, then the data a block at a time until it ends or
+    /// `stopAfter` samples were handed on (then the resampler's tail, which needs the end of the
+    /// data, is left out). `bytesRead` sees every byte read, in order.
+    private static func decodeAudio(
+        _ file: SequentialFile, path: String, parameters: EngineParameters, blockBytes: Int, stopAfter: Int,
+        bytesRead: ([UInt8]) -> Void, consume: ([Int16]) -> Void
+    ) throws(WAVError) -> (samples: Int, sourceSampleRate: Int) {
         let (layout, head) = try header(file, blockBytes: blockBytes, path: path)
-        hasher.update(head)
+        bytesRead(head)
         let frameBytes = WAVReader.frameBytes(layout)
 
         var resampler = Resampler(inputRate: layout.sampleRate, outputRate: parameters.sampleRate)
@@ -54,17 +84,16 @@ public enum RecordingStream {
         }
         try decodeWholeFrames()
         while file.position < dataEnd {
+            if samples >= stopAfter { return (samples, layout.sampleRate) }
             let block = try read(file, min(blockBytes, dataEnd - file.position), path: path)
-            hasher.update(block)
+            bytesRead(block)
             pending += block
             try decodeWholeFrames()
         }
         let tail = resampler.finish()
         samples += tail.count
         if !tail.isEmpty { consume(tail) }
-        // Chunks after the audio count in the checksum too.
-        while file.position < file.size { hasher.update(try read(file, blockBytes, path: path)) }
-        return Summary(sourceSHA256: hasher.finalize(), samples: samples, sourceSampleRate: layout.sampleRate)
+        return (samples, layout.sampleRate)
     }
 
     /// The recording's layout from its header, reading only as far as the data chunk.

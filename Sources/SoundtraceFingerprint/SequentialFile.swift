@@ -7,21 +7,10 @@ final class SequentialFile {
     private let fd: Int32
     private(set) var position = 0
 
-    /// Opens the file at `path`, refusing directories and files larger than `limit`, with the
-    /// errors `FileBytes.read` gives.
+    /// Opens the file at `path`, refusing anything but a regular file (`RegularFile`) and files
+    /// larger than `limit`, with the errors `FileBytes.read` gives.
     init(path: String, limit: Int) throws(FileBytes.Failure) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw .system(code: errno, reason: String(cString: strerror(errno))) }
-        var info = stat()
-        if fstat(fd, &info) != 0 {
-            let code = errno
-            close(fd)
-            throw .system(code: code, reason: String(cString: strerror(code)))
-        }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
-            throw .system(code: EISDIR, reason: "it is a directory")
-        }
+        let (fd, info) = try RegularFile.open(path)
         let size = Int(info.st_size)
         if size > limit {
             close(fd)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Why a WAV file could not be read. Each description says what failed and how to fix it.
 public enum WAVError: Error, Equatable, CustomStringConvertible {
     case cannotRead(path: String, reason: String)
@@ -21,7 +23,7 @@ public enum WAVError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .cannotRead(path, reason):
-            return "cannot read \(path): \(reason); check the path and its permissions"
+            return "cannot read \(path): \(reason)\(WAVError.readAdvice(reason))"
         case let .tooLarge(path, bytes, limit):
             return "\(path) is \(bytes) bytes, more than the \(limit)-byte limit for one recording; split it or shorten it"
         case let .notRIFF(path):
@@ -53,5 +55,17 @@ public enum WAVError: Error, Equatable, CustomStringConvertible {
         case let .empty(path):
             return "\(path) contains no audio frames; record or export it again"
         }
+    }
+}
+
+extension WAVError {
+    /// Advice that fits why the file could not be read (a missing file, a permission, a pipe
+    /// already says what to do in its reason).
+    static func readAdvice(_ reason: String) -> String {
+        if reason == String(cString: strerror(EACCES)) || reason == String(cString: strerror(EPERM)) {
+            return "; check its permissions"
+        }
+        if reason == String(cString: strerror(ENOENT)) || reason == String(cString: strerror(ENOTDIR)) { return "; check the path" }
+        return ""
     }
 }

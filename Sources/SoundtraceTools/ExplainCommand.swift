@@ -71,7 +71,7 @@ struct ExplainCommand {
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "explain", console: console) else { return .inputError }
         let explanation: QueryExplanation
         do {
-            let audio = try RecordingLoader.load(path: file, parameters: catalog.parameters).audio
+            let audio = try RecordingLoader.loadQuery(path: file, parameters: catalog.parameters)
             let matcher = try QueryMatcher(catalog: catalog)
             matcher.recordsForExplanation = true
             var start = 0
@@ -113,8 +113,8 @@ struct ExplainCommand {
         -> ExitCode
     {
         if let out {
-            guard Self.write(ExplainSVG.render(explanation, catalog: catalog, title: title), to: out) else {
-                console.error("soundtrace explain: cannot write \(out): \(String(cString: strerror(errno)))")
+            if let problem = Self.write(ExplainSVG.render(explanation, catalog: catalog, title: title), to: out) {
+                console.error("soundtrace explain: cannot write \(out): \(problem)")
                 return .inputError
             }
         }
@@ -131,18 +131,18 @@ struct ExplainCommand {
         return .success
     }
 
-    /// Writes beside the target and renames over it, so a reader never sees half a picture.
-    static func write(_ text: String, to path: String) -> Bool {
-        let temporary = path + ".new-\(getpid())"
-        guard let file = fopen(temporary, "w") else { return false }
-        let bytes = Array(text.utf8)
-        let written = fwrite(bytes, 1, bytes.count, file)
-        let closed = fclose(file)
-        guard written == bytes.count, closed == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return false
+    /// Writes beside the target and renames over it, so a reader never sees half a picture
+    /// (`FileBytes.writeAtomically`: a link is followed, a device is refused); nil when written.
+    static func write(_ text: String, to path: String) -> String? {
+        do {
+            try FileBytes.writeAtomically(Array(text.utf8), to: path)
+            return nil
+        } catch {
+            switch error {
+            case let .system(_, reason): return reason
+            case .tooLarge: return "too large"
+            }
         }
-        return true
     }
 }
 

@@ -53,7 +53,9 @@ enum FileSystem {
     /// What went wrong, in the C library's words.
     struct Failure: Error, CustomStringConvertible {
         let code: Int32
-        var description: String { String(cString: strerror(code)) }
+        /// Set where the C library's words for `code` would not say what was wrong.
+        var reason: String? = nil
+        var description: String { reason ?? String(cString: strerror(code)) }
     }
 
     /// Creates `path` and any missing folder above it.
@@ -108,7 +110,7 @@ enum FileSystem {
             try FileBytes.writeAtomically(bytes, to: path)
         } catch {
             switch error {
-            case let .system(code, _): throw Failure(code: code)
+            case let .system(code, reason): throw Failure(code: code, reason: reason)
             case .tooLarge: throw Failure(code: EFBIG)
             }
         }

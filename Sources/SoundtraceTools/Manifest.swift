@@ -36,7 +36,9 @@ public struct Manifest: Sendable, Equatable {
                 throw Invalid(path: path, problem: "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")
             case .system(code: EISDIR, _):
                 throw Invalid(path: path, problem: "is a folder; pass the manifest file itself (e.g. --manifest catalog/manifest.json)")
-            case let .system(_, reason): throw Invalid(path: path, problem: "cannot be read (\(reason); check its permissions)")
+            case let .system(code, reason) where code == EACCES || code == EPERM:
+                throw Invalid(path: path, problem: "cannot be read (\(reason); check its permissions)")
+            case let .system(_, reason): throw Invalid(path: path, problem: "cannot be read (\(reason))")
             }
         }
         return try parse(bytes, path: path)
@@ -46,7 +48,8 @@ public struct Manifest: Sendable, Equatable {
         func fail(_ problem: String) -> Invalid { Invalid(path: path, problem: problem) }
         let root: JSONValue
         do {
-            root = try JSONValue.parse(data)
+            // A byte order mark, which some editors write, is not JSON; RFC 8259 lets a parser ignore it.
+            root = try data.starts(with: [0xEF, 0xBB, 0xBF]) ? JSONValue.parse(data.dropFirst(3)) : JSONValue.parse(data)
         } catch {
             throw fail("is not valid JSON (\(jsonProblem(error))); check it with: python3 -m json.tool \(path)")
         }
@@ -110,6 +113,9 @@ public struct Manifest: Sendable, Equatable {
                         throw fail("\(label): metadata \"\(key)\" must be a string (quote numbers)")
                     }
                     guard value.count <= 500 else { throw fail("\(label): metadata \"\(key)\" is longer than 500 characters") }
+                    guard !(key + value).unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                        throw fail("\(label): metadata \"\(key)\" contains control characters")
+                    }
                     metadata.append(.init(key: key, value: value))
                 }
             }

@@ -27,7 +27,7 @@ enum ManifestWriter {
         let parsed = try Manifest.parse(Array(text.utf8), path: path)
         do {
             try FileSystem.replace(path, with: Array(text.utf8))
-        } catch  where [EACCES, EPERM, EROFS].contains(error.code) {
+        } catch  where [EACCES, EPERM, EROFS].contains(error.code) && error.reason == String(cString: strerror(error.code)) {
             throw Manifest.Invalid(path: path, problem: "cannot be written: the folder is not writable (check its permissions)")
         } catch {
             throw Manifest.Invalid(path: path, problem: "could not be saved (\(error)); it was left unchanged")

@@ -68,8 +68,8 @@ struct MatchCommand {
         var status = ExitCode.success
         for file in parsed.positional {
             do {
-                let loaded = try RecordingLoader.load(path: file, parameters: catalog.parameters)
-                let verdict = try FileMatching.match(loaded.audio, catalog: catalog)
+                let audio = try RecordingLoader.loadQuery(path: file, parameters: catalog.parameters)
+                let verdict = try FileMatching.match(audio, catalog: catalog)
                 console.print(
                     json
                         ? Self.json(file: file, verdict: verdict, catalog: catalog, explain: explain)

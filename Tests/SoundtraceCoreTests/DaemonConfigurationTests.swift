@@ -9,6 +9,15 @@ import Testing
         #expect(c.bind == "127.0.0.1" && c.port == 6680 && c.windowSeconds == 10 && c.gpio)
     }
 
+    @Test func aByteOrderMarkBeforeTheFirstKeyIsNotPartOfIt() throws {
+        let c = try DaemonConfiguration.parse("\u{FEFF}port = 7000\r\nmuted = yes\r\n", file: "c.conf")
+        #expect(c.port == 7000)
+        // Only at the very start: anywhere else it is part of what was written, and refused.
+        #expect(throws: DaemonConfiguration.Invalid.self) {
+            try DaemonConfiguration.parse("port = 7000\n\u{FEFF}muted = yes", file: "c.conf")
+        }
+    }
+
     @Test func readsEveryKey() throws {
         let text = """
             # Soundtrace kiosk

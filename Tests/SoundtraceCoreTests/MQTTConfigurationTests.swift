@@ -50,11 +50,14 @@ import Testing
         ("mqtt_host = b\nmqtt_topic_prefix = $SYS/x", "c.conf:2: 'mqtt_topic_prefix' must not start with $"),
         ("mqtt_host = b\nmqtt_password_file = secret", "c.conf:2: 'mqtt_password_file' must be an absolute path"),
         ("mqtt_host = b\nmqtt_tls_ca_file = ca.pem", "c.conf:2: 'mqtt_tls_ca_file' must be an absolute path"),
-        ("mqtt_port = 1884", "c.conf: mqtt_port is set but mqtt_host is not, so MQTT is off; set mqtt_host"),
-        ("mqtt_username = k", "c.conf: mqtt_username is set but mqtt_host is not"),
+        ("mqtt_port = 1884", "c.conf:1: mqtt_port is set but mqtt_host is not, so MQTT is off; set mqtt_host"),
+        // Set to its default it is still set: the file says MQTT was meant.
+        ("mqtt_port = 1883", "c.conf:1: mqtt_port is set but mqtt_host is not"),
+        ("port = 6680\nmqtt_discovery = yes\nmqtt_port = 1883", "c.conf:2: mqtt_discovery is set but mqtt_host is not"),
+        ("mqtt_username = k", "c.conf:1: mqtt_username is set but mqtt_host is not"),
         ("mqtt_host = b\nmqtt_password_file = /etc/p", "c.conf: mqtt_password_file is set without mqtt_username"),
         ("mqtt_host = b\nmqtt_discovery = maybe", "c.conf:2: 'mqtt_discovery' must be yes or no, got 'maybe'"),
-        ("mqtt_discovery = no", "c.conf: mqtt_discovery is set but mqtt_host is not")
+        ("mqtt_discovery = no", "c.conf:1: mqtt_discovery is set but mqtt_host is not")
     ]
 
     @Test(arguments: bad.map(\.0))

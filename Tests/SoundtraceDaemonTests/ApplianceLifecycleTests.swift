@@ -133,6 +133,31 @@ import Testing
         #expect(error.message.contains("does not match its SHA-256"), "\(error.message)")
     }
 
+    @Test func aReloadWhoseContentFailsItsCheckPutsTheVerifiedCatalogBack() throws {
+        let appliance = makeAppliance(Microphone(samples: []), store: nil)
+        let reloaded = try TestAudio.catalog([(id: "reloaded", audio: TestAudio.music(seed: 4, seconds: 10))]).0
+        let later = try TestAudio.catalog([(id: "later", audio: TestAudio.music(seed: 5, seconds: 10))]).0
+        appliance.catalogContentVerified(Self.catalog)
+        appliance.replaceCatalog(CatalogSlot(path: "sample", catalog: reloaded, problem: nil))
+        #expect(appliance.state.withLock { $0.catalogFallback?.catalog } === Self.catalog)
+        appliance.catalogContentFailed(reloaded, .contentHashMismatch(path: "sample"))
+        // The kiosk keeps listening with what it had, and says why the new file is not served.
+        #expect(appliance.state.withLock { $0.catalogSlot.catalog } === Self.catalog)
+        let pairs = appliance.state.withLock { $0.statusPairs() }
+        #expect(pairs.contains { $0 == ("catalog", "ok") })
+        let warning = pairs.first { $0.0 == "catalog_warning" }?.1 ?? ""
+        #expect(
+            warning.contains("failed its content check, still serving the previous catalog") && warning.contains("SHA-256"), "\(warning)")
+        #expect(appliance.state.withLock { $0.catalogFallback } == nil)
+        // A reload whose content passes lets the one it replaced go; a failure after that has
+        // nothing verified to go back to.
+        appliance.replaceCatalog(CatalogSlot(path: "sample", catalog: later, problem: nil))
+        appliance.catalogContentVerified(later)
+        #expect(appliance.state.withLock { $0.catalogFallback } == nil)
+        appliance.catalogContentFailed(later, .contentHashMismatch(path: "sample"))
+        #expect(appliance.state.withLock { $0.catalogSlot.catalog } == nil)
+    }
+
     /// A `listen` while the previous session's device is still closing (here 0.4 s) is not refused
     /// as busy and does not hold up other entry points: it runs once the device has closed, and the
     /// client's later lines wait behind it.

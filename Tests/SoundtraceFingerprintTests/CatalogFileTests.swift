@@ -237,6 +237,34 @@ import Testing
         #expect(Self.residentKilobytes(mapping: path) > 0)
     }
 
+    @Test func aTextFieldWithControlCharactersIsDamageEvenWithValidChecksums() throws {
+        var bytes = Self.built.1
+        let word = Array("synthetic".utf8)
+        let at = try #require((0...(bytes.count - word.count)).first { bytes[$0..<($0 + word.count)].elementsEqual(word) })
+        bytes[at + 5] = 0x1B  // "synth" ESC "tic": a terminal escape, forged with valid checksums
+        #expect(throws: CatalogError.damaged(path: "x", detail: "a text field holds control characters")) {
+            try CatalogFile.decode(Self.rehashed(bytes), path: "x", check: .structure)
+        }
+    }
+
+    @Test func aFIFOOrADirectoryIsRefusedWithAdviceThatFits() throws {
+        let fifo = "/tmp/catalog-file-tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        do {
+            _ = try CatalogFile.load(path: fifo, check: .structure)
+            Issue.record("a FIFO was loaded")
+        } catch {
+            #expect(error.description == "cannot read catalog \(fifo): it is a pipe or FIFO, not a regular file; give the path of a file")
+        }
+        do {
+            _ = try CatalogFile.load(path: "/tmp", check: .structure)
+            Issue.record("a directory was loaded")
+        } catch {
+            #expect(error.description == "cannot read catalog /tmp: it is a directory; give the path of the catalog file itself")
+        }
+    }
+
     @Test func missingFileSaysHowToBuildOne() {
         do {
             _ = try CatalogFile.load(path: "/nonexistent/soundtrace.catalog")

@@ -117,4 +117,56 @@ import Testing
             }
         }
     }
+
+    @Test(arguments: [1, 4096, 1 << 16])
+    func aQueryReadsOnlyWhatItAnalysesAndTheSamplesAreTheWholeReadsFirst(blockBytes: Int) throws {
+        for recording in recordings() {
+            let path = try file(recording.bytes)
+            defer { unlink(path) }
+            let whole = try RecordingLoader.load(path: path, parameters: parameters).audio.samples
+            for count in [1, 1000, whole.count - 100, whole.count, whole.count + 5000] {
+                let prefix = try RecordingStream.prefix(path: path, parameters: parameters, count: count, blockBytes: blockBytes).samples
+                #expect(prefix.count >= min(count, whole.count), "\(recording.name), \(count)")
+                #expect(Array(whole.prefix(prefix.count)) == prefix, "\(recording.name), \(count)")
+            }
+        }
+        // A file far longer than a query is read only as far as the query needs: the rest of
+        // this one is not even audio, and it is not reached.
+        var parameters = EngineParameters()
+        parameters.maxQuerySeconds = 1
+        let tone = TestAudio.int16Bytes(TestAudio.music(seed: 3, seconds: 2, rate: 8000).samples)
+        var long = TestAudio.wav(rate: 8000, data: tone + [UInt8](repeating: 0, count: 4 << 20))
+        let garbageFrom = long.count - (4 << 20)
+        long.replaceSubrange(garbageFrom..<long.count, with: [UInt8](repeating: 0x80, count: 4 << 20))
+        let path = try file(long)
+        defer { unlink(path) }
+        let audio = try RecordingLoader.loadQuery(path: path, parameters: parameters)
+        #expect(audio.samples.count > parameters.maxQuerySeconds * parameters.sampleRate)
+        // At most one 64 KiB block beyond what was wanted (32,768 samples here), not the file's
+        // two million.
+        #expect(audio.samples.count <= parameters.maxQuerySeconds * parameters.sampleRate + parameters.fftSize + 32_768)
+        #expect(Array(audio.samples.prefix(8000)) == Array(TestAudio.music(seed: 3, seconds: 2, rate: 8000).samples.prefix(8000)))
+    }
+
+    @Test func aPipeOrADeviceIsRefusedAtOnceInsteadOfReadForever() throws {
+        let fifo = NSTemporaryDirectory() + "recording-stream-\(UUID().uuidString).fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        // Opening a FIFO nobody writes to would wait for a writer; it must not even be opened blocking.
+        for path in [fifo, "/dev/zero"] {
+            do {
+                _ = try RecordingLoader.load(path: path, parameters: parameters)
+                Issue.record("\(path) was read")
+            } catch {
+                #expect(error.description.contains("not a regular file; give the path of a file"), "\(error)")
+                #expect(!error.description.contains("permissions"), "\(error)")
+            }
+        }
+        do {
+            _ = try FileBytes.read(path: fifo, limit: 4096)
+            Issue.record("the FIFO was read")
+        } catch {
+            #expect(error == .system(code: EINVAL, reason: "it is a pipe or FIFO, not a regular file; give the path of a file"))
+        }
+    }
 }

@@ -23,6 +23,11 @@ import Testing
         #expect(try Manifest.parse(Self.manifest([Self.reference()], version: "2E0"), path: "m.json").version == 2)
     }
 
+    @Test func aByteOrderMarkIsIgnoredAsRFC8259Allows() throws {
+        let m = try Manifest.parse([0xEF, 0xBB, 0xBF] + Array(Self.manifest([Self.reference()])), path: "m.json")
+        #expect(m.references.map(\.id) == ["harbor-lights"])
+    }
+
     @Test func parsesAValidManifest() throws {
         let m = try Manifest.parse(Self.manifest([Self.reference()]), path: "catalog/manifest.json")
         #expect(m.version == 1)
@@ -87,7 +92,15 @@ import Testing
                 "long title", manifest([reference(["title": "\"" + String(repeating: "x", count: 201) + "\""])]),
                 "\"title\" is 201 characters; at most 200"
             ),
-            ("control characters", manifest([reference(["title": "\"a\\u0007b\""])]), "\"title\" contains control characters")
+            ("control characters", manifest([reference(["title": "\"a\\u0007b\""])]), "\"title\" contains control characters"),
+            (
+                "control characters in metadata", manifest([reference(["metadata": "{\"k\": \"a\\u001b[2J\"}"])]),
+                "metadata \"k\" contains control characters"
+            ),
+            (
+                "a line break in a metadata key", manifest([reference(["metadata": "{\"k\\nforged: x\": \"v\"}"])]),
+                "contains control characters"
+            )
         ]
     }
 
