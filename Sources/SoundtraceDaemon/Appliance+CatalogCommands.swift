@@ -25,6 +25,12 @@ extension ApplianceState {
     }
 
     mutating func reference(_ id: String) throws(ProtocolError) -> CommandOutcome {
+        // A malformed id is a bad argument, as for `favorite`, not a reference the catalog lacks.
+        guard ReferenceAudio.isValidID(id) else {
+            throw ProtocolError(
+                .badArguments, command: "reference",
+                "\"\(id)\" is not a reference id (3–64 lowercase letters, digits and hyphens; see `catalog`)")
+        }
         let catalog = try loadedCatalog("reference")
         guard let reference = catalog.reference(id: id) else {
             throw ProtocolError(.notFound, command: "reference", "no reference \"\(id)\" in the catalog; `catalog` lists them")

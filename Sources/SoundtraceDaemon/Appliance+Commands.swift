@@ -87,6 +87,7 @@ extension ApplianceState {
     /// described as it ended.
     mutating func cancel(_ id: String?) throws(ProtocolError) -> CommandOutcome {
         if let id, engine.listeningToken?.description != id {
+            try Self.checkSessionID(id, command: "cancel")
             guard let record = recent.last(where: { $0.session.id == id }) else {
                 throw ProtocolError(.notFound, command: "cancel", "no recent session \"\(id)\"; `status` names the current one")
             }
@@ -96,7 +97,15 @@ extension ApplianceState {
         return .reply(sessionPairs(recent.last { $0.session.token == ended.token } ?? SessionRecord(session: ended, eventId: nil)))
     }
 
+    /// A malformed id is a bad argument, as `show x` is, and not an unknown session.
+    static func checkSessionID(_ id: String, command: String) throws(ProtocolError) {
+        guard SessionToken(id: id) == nil else { return }
+        throw ProtocolError(
+            .badArguments, command: command, "\"\(id)\" is not a session id; ids look like s-4 (`status` names the current one)")
+    }
+
     func session(_ id: String) throws(ProtocolError) -> CommandOutcome {
+        try Self.checkSessionID(id, command: "session")
         guard let record = recent.last(where: { $0.session.id == id }) else {
             throw ProtocolError(
                 .notFound, command: "session",

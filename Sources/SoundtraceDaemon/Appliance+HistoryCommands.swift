@@ -105,6 +105,14 @@ extension ApplianceState {
             throw systemError("delete", error)
         }
         DaemonLog.info("deleted recognition \(id)")
+        for index in recent.indices where recent[index].eventId == id {
+            recent[index].eventId = nil
+            recent[index].deletedFromHistory = true
+        }
+        if lastFinished?.eventId == id {
+            lastFinished?.eventId = nil
+            lastFinished?.deletedFromHistory = true
+        }
         markChanged(.history)
         return .reply([("deleted", String(id))])
     }

@@ -48,4 +48,6 @@ struct SessionRecord {
     /// Why a match could not be recorded (a full card, no history): the person and every client
     /// must see that the result was not saved.
     var saveError: String? = nil
+    /// The match was recorded and its event later deleted (`delete ID`): its id names nothing now.
+    var deletedFromHistory = false
 }

@@ -20,6 +20,8 @@ enum SessionReply {
             ]
             if let event = record.eventId {
                 pairs += [("event", String(event)), ("saved", "yes")]
+            } else if record.deletedFromHistory {
+                pairs.append(("saved", "deleted"))
             } else if let problem = record.saveError {
                 pairs += [("saved", "no"), ("save_error", problem)]
             }

@@ -5,6 +5,12 @@ public struct ProtocolAck: Sendable, Equatable {
     public let command: String
     public let message: String
 
+    public init(code: Int, command: String, message: String) {
+        self.code = code
+        self.command = command
+        self.message = message
+    }
+
     /// Parses an ACK line, or returns nil when `line` is not one.
     public init?(line: String) {
         guard line.hasPrefix("ACK [") else { return nil }

@@ -37,17 +37,30 @@ public struct ProtocolRequest: Sendable, Equatable {
         var inWord = false
         var quoted = false
         var escaped = false
+        // A quoted argument ends its word: `"a"b` is refused as `a"b"` is, not read as `ab`.
+        var justClosed = false
         func endWord() {
             words.append(String(current))
             current = String.UnicodeScalarView()
             inWord = false
         }
         for scalar in text.unicodeScalars {
+            if justClosed {
+                justClosed = false
+                guard scalar == " " else { return .failure(.malformed("a quote inside a word")) }
+            }
             if escaped {
                 current.append(scalar)
                 escaped = false
             } else if quoted {
-                if scalar == "\\" { escaped = true } else if scalar == "\"" { quoted = false } else { current.append(scalar) }
+                if scalar == "\\" {
+                    escaped = true
+                } else if scalar == "\"" {
+                    quoted = false
+                    justClosed = true
+                } else {
+                    current.append(scalar)
+                }
             } else if scalar == " " {
                 if inWord { endWord() }
             } else if scalar == "\"" {

@@ -90,7 +90,19 @@ struct DaemonContext {
     /// Connects, checks the greeting, and presents the token if one was given.
     func connect() throws(ClientError) -> ProtocolClient {
         let client = try ProtocolClient.connect(host: options.host, port: options.port, limits: environment.limits)
-        if let token = options.token { try client.authenticate(token: token) }
+        guard let token = options.token else { return client }
+        do {
+            try client.authenticate(token: token)
+        } catch let .refused(ack) where ack.code == ProtocolError.Code.wrongToken.rawValue && ack.message.hasPrefix("wrong token") {
+            // The daemon's count of tries left is for a person typing at the protocol; this
+            // program makes one try per run, so what helps here is where the token came from.
+            throw .refused(
+                ProtocolAck(
+                    code: ack.code, command: ack.command,
+                    message:
+                        "soundtraced at \(client.endpoint) refused the token from \(options.tokenSource ?? "the environment"): it is not the daemon's token (the first line of the file its token_file names, see soundtraced(8)); each wrong try makes the next one from this address wait longer"
+                ))
+        }
         return client
     }
 

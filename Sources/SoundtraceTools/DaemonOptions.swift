@@ -13,6 +13,9 @@ struct DaemonOptions {
     let port: Int
     /// The LAN token, sent as `token SECRET` right after the greeting; nil sends none.
     let token: String?
+    /// Where the token came from (`--token-file PATH`, an environment variable), for the error
+    /// when the daemon refuses it.
+    let tokenSource: String?
     let json: Bool
 
     /// Reads the shared options (command line first, then SOUNDTRACE_* variables, then defaults).
@@ -35,12 +38,16 @@ struct DaemonOptions {
         }
         if let path = parsed.value("--token-file") {
             token = try Self.token(file: path, from: "--token-file")
+            tokenSource = "--token-file \(path)"
         } else if let secret = variables["SOUNDTRACE_TOKEN"], !secret.isEmpty {
             token = try Self.token(secret, from: "SOUNDTRACE_TOKEN")
+            tokenSource = "SOUNDTRACE_TOKEN"
         } else if let path = variables["SOUNDTRACE_TOKEN_FILE"], !path.isEmpty {
             token = try Self.token(file: path, from: "SOUNDTRACE_TOKEN_FILE")
+            tokenSource = "SOUNDTRACE_TOKEN_FILE \(path)"
         } else {
             token = nil
+            tokenSource = nil
         }
     }
 

@@ -40,6 +40,7 @@ struct SessionRecord: Equatable {
             if let heard = r.value("heard") { details.append("heard \(heard) s") }
             if let license = r.value("license") { details.append("license \(license)") }
             if let event = r.value("event") { details.append("history #\(event)") }
+            if r.value("saved") == "deleted" { details.append("deleted from the history") }
             let title = r.value("title").map { " \"\($0)\"" } ?? ""
             let creator = r.value("creator").map { " by \($0)" } ?? ""
             let line =
@@ -80,6 +81,7 @@ struct SessionRecord: Equatable {
                 ("saved", r.value("saved") == "no" ? "false" : "true")
             ]
             if let problem = r.value("save_error") { pairs.append(("saveError", Text.json(problem))) }
+            if r.value("saved") == "deleted" { pairs.append(("deleted", "true")) }
             return Text.jsonObject(pairs)
         }
         pairs += [("referenceId", "null"), ("title", "null"), ("creator", "null"), ("offsetSeconds", "null"), ("score", "0")]

@@ -1,4 +1,5 @@
 import SoundtraceCore
+import SoundtraceProtocol
 
 /// The `soundtrace` command: dispatches to one type per subcommand.
 public enum SoundtraceCLI {
@@ -55,6 +56,24 @@ public enum SoundtraceCLI {
         CatalogDaemonCommands.catalog, CatalogDaemonCommands.reference, CatalogDaemonCommands.guide,
         StatusCommands.ping, StatusCommands.commands
     ]
+
+    /// Runs the raw command line (`argv` without the program name, as bytes): Swift's own
+    /// `CommandLine.arguments` would replace a byte that is not UTF-8 by U+FFFD without a word, so
+    /// that a title would be stored altered and a file name would name another file.
+    public static func run(rawArguments: [[UInt8]], console: Console) -> ExitCode {
+        var args: [String] = []
+        for (index, bytes) in rawArguments.enumerated() {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                let shown = String(decoding: bytes, as: UTF8.self)
+                console.error(
+                    "soundtrace: argument \(index + 1) ('\(ProtocolText.sanitized(shown))') is not UTF-8 text; give text and file names in UTF-8"
+                )
+                return .usage
+            }
+            args.append(text)
+        }
+        return run(args, console: console)
+    }
 
     /// Runs the command line `args` (without the program name) and returns the exit status.
     /// Daemon commands read `environment` (variables, terminals, Ctrl-C); tests pass their own.

@@ -8,4 +8,7 @@ import SoundtraceTools
 if let program = CommandLine.arguments.first, DaemonProcess.isInvoked(as: program) {
     exit(DaemonProcess.main(Array(CommandLine.arguments.dropFirst())))
 }
-exit(SoundtraceCLI.run(Array(CommandLine.arguments.dropFirst()), console: .standard()).rawValue)
+let rawArguments = (1..<Int(CommandLine.argc)).map { index in
+    CommandLine.unsafeArgv[index].map { Array(UnsafeBufferPointer(start: $0, count: strlen($0))).map { UInt8(bitPattern: $0) } } ?? []
+}
+exit(SoundtraceCLI.run(rawArguments: rawArguments, console: .standard()).rawValue)

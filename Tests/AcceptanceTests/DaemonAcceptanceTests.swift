@@ -443,6 +443,10 @@ import Testing
         #expect(shown.values("meta") == reference.metadata.map { "\($0.key)=\($0.value)" })
         #expect(shown.value("favorite") == "no")
         #expect(try client.command("reference no-such-recording").ackLine?.hasPrefix("ACK [50@0] {reference}") == true)
+        // Not a reference id at all: a bad argument, as for `favorite`.
+        for malformed in ["HARBOR", "ab", "-abc"] {
+            #expect(try client.command("reference \(malformed)").ackLine?.hasPrefix("ACK [2@0] {reference}") == true, "\(malformed)")
+        }
         let guide = try client.command("guide").values("line")
         #expect(
             guide.first?.hasPrefix("This appliance recognizes \(ids.count) recordings (catalog version \(catalog.manifest.version)")

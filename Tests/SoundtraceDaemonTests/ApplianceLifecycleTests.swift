@@ -91,6 +91,51 @@ import Testing
         #expect(try store.events().first?.sessionId == "s-2")
     }
 
+    @Test func aSessionWhoseRecognitionWasDeletedNoLongerNamesIt() throws {
+        let store = try HistoryStore.open(path: try temporaryStorePath()).store
+        let appliance = makeAppliance(Microphone(samples: try matchingClip(2)), store: store)
+        appliance.buttonPressed()
+        waitUntilIdle(appliance)
+        func sessionPairs() throws -> [(String, String)] {
+            guard
+                case let .reply(pairs) = try appliance.state.withLock({ (state: inout ApplianceState) throws(ProtocolError) in
+                    try state.session("s-1")
+                })
+            else { throw TestFailure("no reply to `session s-1`") }
+            return pairs
+        }
+        #expect(try sessionPairs().contains { $0 == ("event", "1") })
+        _ = try appliance.state.withLock { (state: inout ApplianceState) throws(ProtocolError) in try state.delete("1") }
+        let pairs = try sessionPairs()
+        #expect(pairs.contains { $0 == ("state", "matched") })
+        #expect(pairs.contains { $0 == ("saved", "deleted") })
+        #expect(!pairs.contains { $0.0 == "event" })
+        let last = try #require(appliance.state.withLock { $0.lastFinished })
+        #expect(SessionReply.pairs(last, device: "scripted").contains { $0 == ("saved", "deleted") })
+    }
+
+    @Test func aMalformedSessionIdIsABadArgumentAndAnUnknownOneIsNotFound() throws {
+        let appliance = makeAppliance(Microphone(samples: []), store: nil)
+        func refusal(_ command: String, _ id: String) -> ProtocolError.Code? {
+            appliance.state.withLock { (state: inout ApplianceState) -> ProtocolError.Code? in
+                do {
+                    _ = command == "session" ? try state.session(id) : try state.cancel(id)
+                    return nil
+                } catch let error as ProtocolError {
+                    return error.code
+                } catch {
+                    return nil
+                }
+            }
+        }
+        for id in ["x", "s-", "s-0", "s-01", "s-+1", "s-1x", "S-1", "s-\u{661}", "s-99999999999999999999"] {
+            #expect(refusal("session", id) == .badArguments, "session \(id)")
+            #expect(refusal("cancel", id) == .badArguments, "cancel \(id)")
+        }
+        #expect(refusal("session", "s-7") == .notFound)
+        #expect(refusal("cancel", "s-7") == .notFound)
+    }
+
     @Test func aMatchRecordsTheCatalogItWasMatchedAgainstNotOneReloadedMeanwhile() throws {
         let store = try HistoryStore.open(path: try temporaryStorePath()).store
         // The microphone plays the clip slowly, so the reload lands while the session listens.

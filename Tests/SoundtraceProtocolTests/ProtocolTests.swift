@@ -32,6 +32,13 @@ import Testing
         }
         #expect(parse("token \"open") == .failure(.malformed("an unterminated quoted argument")))
         #expect(parse("show a\"b\"") == .failure(.malformed("a quote inside a word")))
+        // A quoted argument ends its word, as a quote may only begin one.
+        #expect(parse("token \"a\"b") == .failure(.malformed("a quote inside a word")))
+        // ... a combining mark too: it is text after the closing quote, not part of the quote.
+        #expect(parse("token \"a\"\u{301}") == .failure(.malformed("a quote inside a word")))
+        #expect(parse("token \"a\"\"b\"") == .failure(.malformed("a quote inside a word")))
+        #expect(parse("token \"a\" b") == .success(ProtocolRequest(command: "token", arguments: ["a", "b"])))
+        #expect(parse("token \"a\"") == .success(ProtocolRequest(command: "token", arguments: ["a"])))
         #expect(parse("history 1 2 3 4 5 6 7 8 9") == .failure(.malformed("more than 8 arguments")))
     }
 
@@ -51,7 +58,7 @@ import Testing
         ("show  \u{301}42", ProtocolRequest(command: "show", arguments: ["\u{301}42"])),
         // A quote followed by a combining mark still opens (or closes) a quoted argument.
         ("token \"\u{301}a b\"", ProtocolRequest(command: "token", arguments: ["\u{301}a b"])),
-        ("token \"a\"\u{301}", ProtocolRequest(command: "token", arguments: ["a\u{301}"])),
+        ("token \"a\" \u{301}", ProtocolRequest(command: "token", arguments: ["a", "\u{301}"])),
         ("token \"a\\\"\u{301}\"", ProtocolRequest(command: "token", arguments: ["a\"\u{301}"]))
     ])
     func wordsAreCutAtSpacesAndQuotesNotGraphemes(line: String, expected: ProtocolRequest) {

@@ -37,6 +37,19 @@ struct CLIRun {
         #expect(CLIRun(["catalog", "show", "--help"]).out == CatalogBrowseCommands.showUsage + "\n")
     }
 
+    @Test func anArgumentThatIsNotUTF8IsRefusedNotRepaired() {
+        final class Box: @unchecked Sendable { var out = "", err = "" }
+        let box = Box()
+        let console = Console(isInteractive: false, out: { box.out += $0 }, err: { box.err += $0 })
+        let raw: [[UInt8]] = [Array("catalog".utf8), Array("add".utf8), Array("x.wav".utf8), Array("--title".utf8), [0x61, 0xFF, 0x62]]
+        #expect(SoundtraceCLI.run(rawArguments: raw, console: console) == .usage)
+        #expect(box.err == "soundtrace: argument 5 ('a\u{FFFD}b') is not UTF-8 text; give text and file names in UTF-8\n")
+        #expect(box.out.isEmpty)
+        // Valid UTF-8 goes on to the command as it was.
+        #expect(SoundtraceCLI.run(rawArguments: [Array("--version".utf8)], console: console) == .success)
+        #expect(box.out == "soundtrace \(SoundtraceCLI.version)\n")
+    }
+
     @Test func wrongCommandLinesAreUsageErrors() {
         let cases: [([String], String)] = [
             ([], "usage: soundtrace COMMAND"),

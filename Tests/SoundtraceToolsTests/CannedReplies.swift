@@ -109,6 +109,23 @@ enum Canned {
 
         """
 
+    /// A match whose recognition was deleted from the history since.
+    static let matchedDeleted = """
+        session: s-4
+        state: matched
+        started_at: 2026-11-29T15:40:00.500Z
+        reference: harbor-lights
+        title: Harbor Lights
+        creator: Soundtrace Project
+        license: CC0-1.0
+        offset: 12.345
+        score: 57
+        heard: 1.875
+        saved: deleted
+        OK
+
+        """
+
     static let noMatch = """
         session: s-4
         state: noMatch

@@ -138,8 +138,24 @@ import Testing
             [("token nope", "ACK [3@0] {token} wrong token (2 tries left before the connection closes)\n")],
             ["listen"], variables: ["SOUNDTRACE_TOKEN": "nope"])
         #expect(run.status == .refused)
-        #expect(run.err == "soundtrace listen: wrong token (2 tries left before the connection closes)\n")
+        // One try per run: the daemon's count of tries left means nothing here; where the token
+        // came from does.
+        #expect(run.err.hasPrefix("soundtrace listen: soundtraced at 127.0.0.1:"), "\(run.err)")
+        #expect(run.err.contains("refused the token from SOUNDTRACE_TOKEN: it is not the daemon's token"), "\(run.err)")
+        #expect(!run.err.contains("tries left"), "\(run.err)")
         #expect(received == ["token nope"], "nothing after a refused token")
+        let path = NSTemporaryDirectory() + "wrong-token-\(UUID().uuidString)"
+        try "nope\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { unlink(path) }
+        let (viaFile, _) = try converse(
+            [("token nope", "ACK [3@0] {token} wrong token; closing the connection\n")], ["ping", "--token-file", path])
+        #expect(viaFile.status == .refused)
+        #expect(viaFile.err.contains("refused the token from --token-file \(path):"), "\(viaFile.err)")
+        // Any other refusal of the token is passed on as the daemon worded it.
+        let (unconfigured, _) = try converse(
+            [("token nope", "ACK [3@0] {token} no token is configured on this appliance\n")], ["ping"],
+            variables: ["SOUNDTRACE_TOKEN": "nope"])
+        #expect(unconfigured.err == "soundtrace ping: no token is configured on this appliance\n")
     }
 
     @Test(arguments: [

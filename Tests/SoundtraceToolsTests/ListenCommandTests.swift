@@ -44,6 +44,15 @@ import Testing
                 """)
     }
 
+    @Test func aSessionWhoseRecognitionWasDeletedSaysSo() throws {
+        let (run, _) = try converse([Step(expect: "session s-4", reply: .text(Canned.matchedDeleted))], ["session", "s-4"])
+        #expect(run.status == .success)
+        #expect(run.out.contains("(score 57, heard 1.875 s, license CC0-1.0, deleted from the history)"), "\(run.out)")
+        #expect(!run.out.contains("history #"))
+        let (json, _) = try converse([Step(expect: "session s-4", reply: .text(Canned.matchedDeleted))], ["session", "s-4", "--json"])
+        #expect(json.out.contains("\"eventId\": null, \"saved\": true, \"deleted\": true}"), "\(json.out)")
+    }
+
     @Test func aMatchTheDaemonCouldNotSaveSaysSo() throws {
         let (run, _) = try converse(Self.loop(ending: Canned.matchedNotSaved), ["listen"])
         #expect(run.status == .success)

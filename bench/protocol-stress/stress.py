@@ -35,9 +35,9 @@ TABLE = {
 OUTCOMES = {
     "ping": {"OK"}, "commands": {"OK"}, "token": {"OK"}, "status": {"OK"}, "favorites": {"OK"},
     "guide": {"OK"},
-    "session": {"OK", 50},                # a recent session, or no such session
+    "session": {"OK", 2, 50},             # a recent session; not an id (x, s-0); no such session
     "listen": {"OK", 54},                 # a session (failed at once: no device), or busy
-    "cancel": {"OK", 50},                 # state: idle / the session; an unknown session id
+    "cancel": {"OK", 2, 50},              # state: idle / the session; not an id; an unknown session id
     "history": {"OK", 2},                 # a page; a bad range
     "catalog": {"OK", 2},
     "show": {"OK", 2, 50}, "share": {"OK", 2, 50}, "delete": {"OK", 2, 50},
@@ -67,8 +67,12 @@ def expect(line):
         return ("close", 5)                             # not UTF-8 text
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
         return ("close", 5)                             # control characters
-    words, current, in_word, quoted, escaped = [], [], False, False, False
+    words, current, in_word, quoted, escaped, closed = [], [], False, False, False, False
     for c in text:                                      # Python iterates code points (scalars)
+        if closed:
+            closed = False
+            if c != " ":
+                return ("reply", {2}, "")               # a closing quote must end its word
         if escaped:
             current.append(c)
             escaped = False
@@ -77,6 +81,7 @@ def expect(line):
                 escaped = True
             elif c == '"':
                 quoted = False
+                closed = True
             else:
                 current.append(c)
         elif c == " ":
@@ -144,7 +149,7 @@ def valid_command(r):
     elif c == "session":
         args = [r.choice(SESSIONS[-40:] + ["s-0", "s-999999", "x"])]
     elif c == "cancel" and r.random() < 0.5:
-        args = [r.choice(SESSIONS[-5:] + ["s-424242"])]
+        args = [r.choice(SESSIONS[-5:] + ["s-424242", "s-0x"])]
     elif c in ("history", "catalog") and r.random() < 0.8:
         a = r.randint(0, 120)
         args = [r.choice([f"{a}:{a + r.randint(0, 100)}", f"{a}:", f"{a}:{a + 101}", f"{a + 5}:{a}", "x:y", f"-{a}:"])]
