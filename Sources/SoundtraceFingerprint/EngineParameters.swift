@@ -131,6 +131,10 @@ public struct EngineParameters: Sendable, Equatable {
     /// The best alignments of at most this many references, those with the most landmark hits, are
     /// checked: each check is another chance for unrelated music to pass by luck.
     public var signatureCandidates = 4
+    /// The recording with the most landmark hits also has its next strongest places checked, up to
+    /// this many places in all: in noise a repeat of the heard passage can hold as many hits as the
+    /// passage itself.
+    public var leaderSignaturePlaces = 3
     /// A reference's best alignment is checked only with at least this many landmark hits ...
     public var signatureMinHits = 4
     /// ... and only once this many weighted bits can be compared (about 2.5 s of audio).

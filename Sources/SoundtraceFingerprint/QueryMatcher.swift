@@ -310,6 +310,7 @@ public final class QueryMatcher {
                 chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks,
                 framesHeard: framesHeard, signature: check, signaturePassed: rescued, wideSignature: checks.wide)
             verdict.alignmentCheck = alignment
+            verdict.placesSignature = checks.places
             let decidedByWiderNet = checks.decisive.map { $0.check != checks.narrow } ?? false
             verdict.signatureBarQ12 = decidedByWiderNet ? p.signatureWideMinScoreQ12 : narrowBarQ12(for: check.reference)
             if let decisive = checks.decisive {
@@ -329,6 +330,7 @@ public final class QueryMatcher {
             queryLandmarks: landmarks, framesHeard: framesHeard, signature: landmarksAgree ? alignment : nil,
             signaturePassed: confirmed, wideSignature: checks?.wide)
         verdict.alignmentCheck = alignment
+        verdict.placesSignature = checks?.places
         verdict.containment = containment
         (verdict.containmentPassed, verdict.containmentAbovePassed) = judged(containment, at: alignment)
         return verdict
@@ -422,17 +424,22 @@ public final class QueryMatcher {
     }
 
     /// The final verdict's signature checks: first the best alignments of the few references with
-    /// the most hits; when none passes, the wider net of every well-voted alignment at the
-    /// recorded speed, which must clear a higher bar.
-    private func finalSignatureChecks(_ query: QuerySignatures.Reliable)
-        -> (narrow: SignatureCheck?, wide: SignatureCheck?, decisive: (check: SignatureCheck, containment: ContainmentCheck)?)
-    {
+    /// the most hits, then the next strongest places of the one with the most; when none passes,
+    /// the wider net of every well-voted alignment at the recorded speed, which must clear a
+    /// higher bar.
+    private func finalSignatureChecks(_ query: QuerySignatures.Reliable) -> FinalChecks {
         let p = parameters
         let narrow = narrowSignatureCheck(query)
         if let narrow, narrow.rescues(p, minimumScoreQ12: narrowBarQ12(for: narrow.reference)),
             let whole = containment(of: narrow), whole.passes(p, signature: narrow)
         {
-            return (narrow, nil, (narrow, whole))
+            return FinalChecks(narrow: narrow, decisive: (narrow, whole))
+        }
+        let places = leaderPlacesCheck(query)
+        if let places, places.rescues(p, minimumScoreQ12: narrowBarQ12(for: places.reference)),
+            let whole = containment(of: places), whole.passes(p, signature: places)
+        {
+            return FinalChecks(narrow: places, places: places, decisive: (places, whole))
         }
         let wide = wideSignatureCheck(query)
         var decisive: (check: SignatureCheck, containment: ContainmentCheck)? = nil
@@ -441,7 +448,17 @@ public final class QueryMatcher {
         {
             decisive = (wide, whole)
         }
-        return (narrow, wide, decisive)
+        return FinalChecks(narrow: narrow, places: places, wide: wide, decisive: decisive)
+    }
+
+    /// What the final verdict's signature checks found: the first round's deciding or strongest
+    /// check, the leading recording's other places, the wider net's strongest, and the check that
+    /// decided a match with its containment check.
+    private struct FinalChecks {
+        var narrow: SignatureCheck?
+        var places: SignatureCheck? = nil
+        var wide: SignatureCheck? = nil
+        var decisive: (check: SignatureCheck, containment: ContainmentCheck)?
     }
 
     /// The score the first round's check of `reference` needs: the first round's bar when no other
@@ -478,6 +495,31 @@ public final class QueryMatcher {
                 SignatureCheck.best(
                     query: query, catalog: self.catalog, reference: c.reference, offsetFrames: c.offset,
                     speedStep: p.speedSteps[c.stepIndex])
+            })
+    }
+
+    /// The check of the recording with the most landmark hits at its next strongest places (at its
+    /// best speed), when the first round's checks did not decide: in noise a repeat of the heard
+    /// passage, which the whole-mix checks refuse, can hold as many hits as the passage itself.
+    /// Only then, so that every match the first round makes stays as it was; the strongest of them.
+    private func leaderPlacesCheck(_ query: QuerySignatures.Reliable) -> SignatureCheck? {
+        let p = parameters
+        guard let leader = landmarkWinner, bestScore[leader] >= p.signatureMinHits, p.leaderSignaturePlaces > 1 else { return nil }
+        let step = bestStep[leader]
+        var checked = [refinedOffset(leader)]
+        if step == nominalStep { checked.append(refinedOffset(leader, centre: nominalOffset[leader], stepIndex: step)) }
+        var places: [Int] = []
+        let found = votes.strongestAlignments(
+            of: leader, step: step, radius: p.offsetToleranceFrames, minimumVotes: p.signatureMinHits,
+            limit: 4 * p.leaderSignaturePlaces)
+        for a in found where places.count < p.leaderSignaturePlaces - 1 {
+            guard (checked + places).allSatisfy({ abs($0 - a.offset) > p.distinctAlignmentFrames }) else { continue }
+            places.append(a.offset)
+        }
+        return strongest(
+            places.lazy.compactMap { offset in
+                SignatureCheck.best(
+                    query: query, catalog: self.catalog, reference: leader, offsetFrames: offset, speedStep: p.speedSteps[step])
             })
     }
 

@@ -11,6 +11,18 @@ extension VoteGrid {
     /// once), at most `limit` of them, most votes first; among equals, the earlier reference and
     /// offset. One pass over the step's voted cells; what it keeps stays bounded by `limit` however many qualify.
     func strongestAlignments(step: Int, radius: Int, minimumVotes: Int, limit: Int) -> [Alignment] {
+        strongestAlignments(inCells: step * span..<(step + 1) * span, step: step, radius: radius, minimumVotes: minimumVotes, limit: limit)
+    }
+
+    /// The strongest alignments of one reference at one speed step, as `strongestAlignments(step:…)`.
+    func strongestAlignments(of reference: Int, step: Int, radius: Int, minimumVotes: Int, limit: Int) -> [Alignment] {
+        guard reference >= 0, reference < referenceBase.count else { return [] }
+        let first = step * span + referenceBase[reference]
+        return strongestAlignments(
+            inCells: first..<first + referenceLength[reference], step: step, radius: radius, minimumVotes: minimumVotes, limit: limit)
+    }
+
+    private func strongestAlignments(inCells cells: Range<Int>, step: Int, radius: Int, minimumVotes: Int, limit: Int) -> [Alignment] {
         guard limit > 0 else { return [] }
         // Neighbouring references are one empty cell apart, so with a radius of at most one no
         // window mixes two references' votes.
@@ -24,7 +36,7 @@ extension VoteGrid {
         var nextCentre = Int.min
         // Only windows that hold a vote can qualify: the centres within `radius` of a voted cell,
         // each visited once, in ascending order.
-        for voted in counts.votedCells(in: step * span..<(step + 1) * span) {
+        for voted in counts.votedCells(in: cells) {
             for cell in max(voted - radius, nextCentre)...(voted + radius) {
                 guard let r = self.reference(ofCell: cell) else { continue }
                 if r != reference {

@@ -72,7 +72,8 @@ enum DecisionChecks {
                 DecisionCheck(
                     name: "signature score (when the landmarks did not decide)", value: fmt(score),
                     bar:
-                        "at least \(fmt(bar)) (\(fmt(Double(p.signatureMinScoreQ12) / 4096)) for the recording with the most landmark hits; "
+                        "at least \(fmt(bar)) (\(fmt(Double(p.signatureMinScoreQ12) / 4096)) for the recording with the most landmark hits, "
+                        + "at any of its \(p.leaderSignaturePlaces) strongest places; "
                         + "\(fmt(Double(p.signatureWideMinScoreQ12) / 4096)) for any other and in the wider net)",
                     passed: score >= bar))
         }

@@ -21,8 +21,10 @@ struct MatchCommand {
                             candidateId and candidateOffsetSeconds (the best alignment, which for a
                             noMatch is NOT a result), chanceLevel, queryPeaks, queryLandmarks,
                             signatureBits and signatureScore (the signature check, when the
-                            landmark hits alone did not decide; null otherwise) and
-                            wideSignatureScore (its wider net, when the first checks failed)
+                            landmark hits alone did not decide; null otherwise),
+                            placesSignatureScore (the next strongest places of the recording
+                            with the most hits, when the first checks failed) and
+                            wideSignatureScore (the wider net, when those failed too)
           --device PCM      listen on this ALSA capture device (e.g. default, plughw:1,0); JSON adds
                             device, sessionId, heardSeconds and, for failures, errorCode and error
           --seconds N       the listening window, 3–30 seconds of audio (default 10)
@@ -142,6 +144,7 @@ struct MatchCommand {
                 ("signatureBits", verdict.signatureBits.map(String.init) ?? "null"),
                 ("signatureScore", verdict.signatureScore.map { Text.seconds($0) } ?? "null"),
                 ("signatureErrorRate", verdict.signatureErrorRate.map { Text.seconds($0) } ?? "null"),
+                ("placesSignatureScore", verdict.placesSignatureScore.map { Text.seconds($0) } ?? "null"),
                 ("wideSignatureScore", verdict.wideSignatureScore.map { Text.seconds($0) } ?? "null"),
                 ("alignmentBits", verdict.alignmentBits.map(String.init) ?? "null"),
                 ("alignmentErrorRate", verdict.alignmentErrorRate.map { Text.seconds($0) } ?? "null"),

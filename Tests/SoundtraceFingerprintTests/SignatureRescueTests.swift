@@ -32,6 +32,48 @@ import Testing
         #expect(verdict.signatureBar == Double(p.signatureMinScoreQ12) / 4096)
     }
 
+    /// In noise a repeat of the heard passage can gather more hits than the passage itself. The
+    /// recording the landmarks favour then also has its next strongest places checked, at the first
+    /// round's bar: here its two strongest are places nothing was heard at (votes added by hand),
+    /// and the passage, third, is still named, where it is.
+    @Test func theLeadingRecordingsThirdStrongestPlaceIsChecked() throws {
+        let clean = TestAudio.excerpt(MatcherTests.references[2].audio, from: 11 * Self.rate, count: 5 * Self.rate)
+        let heard = TestAudio.addNoise(clean, snrDB: -12, seed: 5)
+        let p = MatcherTests.catalog.parameters
+        func frames(_ seconds: Int) -> Int { seconds * p.sampleRate / p.hopSize }
+        let passage = frames(11)
+        func matcher(placesChecked: Int) throws -> QueryMatcher {
+            var parameters = p
+            parameters.leaderSignaturePlaces = placesChecked
+            let catalog =
+                placesChecked == p.leaderSignaturePlaces
+                ? MatcherTests.catalog : try TestAudio.catalog(MatcherTests.references, parameters: parameters).0
+            let matcher = try QueryMatcher(catalog: catalog)
+            matcher.push(heard.samples)
+            let nominal = try #require(matcher.nominalStep)
+            let passageVotes = matcher.bestScoreOf(2)
+            for (place, extra) in [(frames(25), 3), (frames(31), 2)] {
+                for _ in 0..<(passageVotes + extra) {
+                    matcher.vote(reference: 2, stepIndex: nominal, offset: place, chance: false)
+                }
+            }
+            matcher.finish()
+            return matcher
+        }
+        let checked = try matcher(placesChecked: 3)
+        #expect(abs(checked.bestOffsetOf(2) - frames(25)) <= 1)
+        let verdict = checked.verdict()
+        #expect(verdict.isMatch && verdict.candidate == 2)
+        #expect(abs(verdict.offsetFrames - passage) <= 3)
+        #expect(verdict.signatureBar == Double(p.signatureMinScoreQ12) / 4096)
+        // Checking only the two strongest places, the passage must pass the wider net's bar, which
+        // its score in this noise does not reach.
+        let unchecked = try matcher(placesChecked: 2).verdict()
+        #expect(!unchecked.isMatch)
+        let score = try #require(verdict.signatureScore) * 4096
+        #expect(score < Double(p.signatureWideMinScoreQ12))
+    }
+
     /// The bar the first round applies to each recording, read from the matcher's own hit counts
     /// after the same query: the lower one for the recording the landmarks favour (and any tied
     /// with it), the wider net's for every other.

@@ -44,6 +44,23 @@ import Testing
         #expect(spread.strongestAlignments(step: 1, radius: 1, minimumVotes: 3, limit: 10).map(\.votes) == [6, 4, 3, 3])
     }
 
+    @Test func oneReferencesAlignmentsLeaveTheOthersOut() {
+        let grid = Self.grid(votes: [
+            (0, 0, 5, 3), (0, 0, 30, 5), (0, 0, 100, 4), (1, 0, -10, 6), (1, 0, 40, 7), (0, 1, 60, 9)
+        ])
+        #expect(
+            grid.strongestAlignments(of: 0, step: 0, radius: 1, minimumVotes: 3, limit: 10)
+                == [
+                    Alignment(votes: 5, reference: 0, offset: 30), Alignment(votes: 4, reference: 0, offset: 100),
+                    Alignment(votes: 3, reference: 0, offset: 5)
+                ])
+        #expect(
+            grid.strongestAlignments(of: 1, step: 0, radius: 1, minimumVotes: 3, limit: 1)
+                == [Alignment(votes: 7, reference: 1, offset: 40)])
+        #expect(grid.strongestAlignments(of: 1, step: 1, radius: 1, minimumVotes: 1, limit: 4).isEmpty)
+        #expect(grid.strongestAlignments(of: 2, step: 0, radius: 1, minimumVotes: 1, limit: 4).isEmpty)
+    }
+
     @Test func theLimitKeepsTheStrongestAndTheEarliestOfEquals() {
         let grid = Self.grid(votes: [(0, 0, 5, 3), (0, 0, 30, 5), (0, 0, 50, 3), (1, 0, 10, 4), (1, 0, 40, 3)])
         let found = grid.strongestAlignments(step: 0, radius: 1, minimumVotes: 3, limit: 3)
