@@ -51,7 +51,8 @@ public struct Manifest: Sendable, Equatable {
             // A byte order mark, which some editors write, is not JSON; RFC 8259 lets a parser ignore it.
             root = try data.starts(with: [0xEF, 0xBB, 0xBF]) ? JSONValue.parse(data.dropFirst(3)) : JSONValue.parse(data)
         } catch {
-            throw fail("is not valid JSON (\(jsonProblem(error))); check it with: python3 -m json.tool \(path)")
+            // No outside checker is suggested: common ones accept the duplicate keys and NUL escapes refused here.
+            throw fail("is not valid JSON (\(jsonProblem(error))); correct it there (docs/CATALOG.md shows the format)")
         }
         guard case let .object(object) = root else { throw fail("must be a JSON object with \"version\" and \"references\"") }
         for key in object.keys.sorted() where !["version", "references"].contains(key) {

@@ -64,7 +64,7 @@ import Testing
             ("not json", Data("{version: 1".utf8), "is not valid JSON"),
             (
                 "a field twice", Data("{\"version\": 1, \"version\": 2, \"references\": []}".utf8),
-                "is not valid JSON (line 1, column 24: duplicate object key near '\"version\"')"
+                "is not valid JSON (line 1, column 24: duplicate object key near '\"version\"'); correct it there"
             ),
             ("version beyond any double", manifest([reference()], version: "1e400"), "is not valid JSON"),
             ("array root", Data("[1, 2]".utf8), "must be a JSON object"),
