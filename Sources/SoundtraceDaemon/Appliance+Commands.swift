@@ -115,7 +115,7 @@ extension ApplianceState {
     }
 
     func statusPairs() -> [(String, String)] {
-        var pairs: [(String, String)] = [("state", engine.listeningToken == nil ? "idle" : "listening")]
+        var pairs: [(String, String)] = [("state", sessionUnderway ? "listening" : "idle")]
         if let current = recent.last {
             pairs.append(("session", current.session.id))
             pairs.append(("session_state", current.session.state.name))

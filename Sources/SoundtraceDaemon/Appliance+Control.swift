@@ -48,7 +48,7 @@ extension Appliance {
         state.withLock { state in
             let catalog = state.catalogSlot.catalog.map { "catalog \($0.references.count) references" } ?? "no usable catalog"
             let history = state.store == nil ? "history unavailable" : "history open"
-            return "\(state.engine.listeningToken == nil ? "idle" : "listening"); \(catalog); \(history)"
+            return "\(state.sessionUnderway ? "listening" : "idle"); \(catalog); \(history)"
         }
     }
 }

@@ -12,6 +12,11 @@ extension ApplianceState {
     /// (opening it again now would find it busy): nothing listens, yet that thread still runs.
     var mustDeferStart: Bool { engine.listeningToken == nil && captureToken != nil && !shuttingDown }
 
+    /// Whether a session is under way for anyone asking (`status`, the console, MQTT): it
+    /// listens, or it has ended and its end is still being recorded (a match's history write
+    /// runs outside the lock). `idle` is said only once `session` and `history` show the outcome.
+    var sessionUnderway: Bool { engine.listeningToken != nil || recent.last?.session.state == .listening }
+
     /// Starts a session (from `listen` or the button). Refused while one listens or without a
     /// catalog; a device that cannot be opened gives a session that failed at once.
     mutating func startSession() -> Result<RecognitionSession, ProtocolError> {

@@ -10,7 +10,7 @@ extension ApplianceState {
         guard let fleet else { return }
         let topics = fleet.topics
         if flags.contains(.state) {
-            fleet.post(topics.state, engine.listeningToken == nil ? "idle" : "listening", retained: true)
+            fleet.post(topics.state, sessionUnderway ? "listening" : "idle", retained: true)
             fleet.post(topics.calm, calm ? "on" : "off", retained: true)
         }
         if flags.contains(.catalog) { fleet.post(topics.catalog, FleetPayloads.catalog(catalogSlot), retained: true) }

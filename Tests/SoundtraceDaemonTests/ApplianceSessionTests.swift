@@ -246,8 +246,9 @@ import Testing
         }
         try #require(writing, "the session did not reach its history write")
         let answered = DispatchSemaphore(value: 0)
+        let whileWriting = StatusBox()
         let asking = Thread { [appliance] in
-            _ = appliance.state.withLock { $0.statusPairs() }
+            whileWriting.pairs = appliance.state.withLock { $0.statusPairs() }
             answered.signal()
         }
         asking.start()
@@ -256,8 +257,20 @@ import Testing
         holding = false
         #expect(inTime, "status waited for the history write")
         if !inTime { _ = answered.wait(timeout: .now() + 10) }
+        // Not idle until the outcome is where `history` and `session` show it: a client that
+        // sees `idle` and then asks for the history must find the match.
+        let during = Dictionary(whileWriting.pairs, uniquingKeysWith: { first, _ in first })
+        #expect(during["state"] == "listening" && during["session_state"] == "listening", "\(whileWriting.pairs)")
         waitUntilIdle(appliance)
         #expect(try store.events().map(\.referenceId) == [Self.catalog.references[2].audio.id])
         #expect(appliance.state.withLock { $0.lastFinished?.eventId } != nil)
+        let after = Dictionary(appliance.state.withLock { $0.statusPairs() }, uniquingKeysWith: { first, _ in first })
+        #expect(after["state"] == "idle" && after["session_state"] == "matched", "\(after)")
+    }
+
+    /// Status pairs taken on another thread, read after it signalled.
+    private final class StatusBox: @unchecked Sendable {
+        // @unchecked: written once by the asking thread before it signals, read after the wait.
+        var pairs: [(String, String)] = []
     }
 }
