@@ -294,14 +294,10 @@ import Testing
             matchedYet = try client.command("history 0:1").value("session").map { $0 != warmUpSession } ?? false
         } while bursts < 5 && failures.items.isEmpty && (canceled.items.isEmpty || !matchedYet)
         #expect(failures.items.isEmpty, "\(failures.items)")
-        // A session that had just matched may still be writing its match: `status` says idle once
-        // the history holds it, and only then is the history compared.
-        var idle = false
-        for _ in 0..<500 where !idle {
-            idle = try client.command("status").value("state") == "idle"
-            if !idle { usleep(10_000) }
-        }
-        #expect(idle, "the daemon did not settle after the race")
+        // A session that had just matched may still be writing its match: it ends (and `status`
+        // says idle) once the history holds it, and only then is the history compared.
+        if let last = try client.command("status").value("session") { _ = try client.waitForOutcome(last) }
+        #expect(try client.command("status").value("state") == "idle")
         let history = try client.command("history 0:100")
         #expect(history.values("session").last == warmUpSession, "\(history)")
         let recorded = history.values("session").filter { $0 != warmUpSession }
