@@ -54,9 +54,12 @@ public struct EngineParameters: Sendable, Equatable {
 
     // MARK: Signatures (stored per reference frame, checked against weak landmark alignments)
 
-    /// FFT bin edges of the 17 signature bands, spaced evenly in log frequency from 300 to 3000 Hz
-    /// (bins of 15.625 Hz); 16 neighbouring-band pairs give 16 bits per frame.
-    public var signatureBandEdges = [19, 22, 25, 29, 33, 38, 43, 50, 57, 65, 74, 85, 98, 112, 128, 146, 168, 192]
+    /// FFT bin edges of the 17 signature bands, spaced evenly in log frequency from 156 to 3000 Hz
+    /// (bins of 15.625 Hz): the range the landmark peaks come from (`peakBandEdges`), so that the
+    /// whole-mix evidence hears the bass and low voices that carry much of a mix and stand clearest
+    /// above pink noise (until 2026-12-05 the bands began at 300 Hz: docs/BENCHMARKS.md, run 21).
+    /// 16 neighbouring-band pairs give 16 bits per frame.
+    public var signatureBandEdges = [10, 12, 14, 17, 20, 24, 28, 34, 40, 48, 57, 68, 81, 96, 114, 136, 161, 192]
     /// Band energies are summed over this many frames (128 ms) before comparing, so that a bit
     /// follows the music's motion rather than the frame-to-frame jitter of noise.
     public var signatureSmoothingFrames = 8
@@ -65,7 +68,8 @@ public struct EngineParameters: Sendable, Equatable {
 
     // MARK: Band levels (stored every few frames, for the whole-mix containment check)
 
-    /// FFT bin edges of the 8 level bands (every other signature band edge, about 300–2600 Hz).
+    /// FFT bin edges of the 8 level bands (about 300–2600 Hz; every other signature band edge until
+    /// the signatures reached down to 156 Hz).
     public var levelBandEdges = [19, 25, 33, 43, 57, 74, 98, 128, 168]
     /// FFT bin edges of the 3 low level bands below them (about 47–300 Hz), kept in a second word
     /// per kept frame and checked on their own (`ContainmentCheck.low`): the bass line, which the

@@ -20,10 +20,11 @@ import Testing
     }
 
     @Test func aRescueReportsTheBarItPassed() throws {
-        // Song 3 under white noise 12 dB louder: too few landmarks survive to decide, song 3 still
+        // Song 3 under white noise 14 dB louder: too few landmarks survive to decide, song 3 still
         // has the most, and the first round's check names it with a score between the two bars.
+        // (12 dB until the signatures reached down to 156 Hz, where they now score 6.1, over both.)
         let clean = TestAudio.excerpt(MatcherTests.references[2].audio, from: 11 * Self.rate, count: 5 * Self.rate)
-        let verdict = try TestAudio.match(TestAudio.addNoise(clean, snrDB: -12, seed: 5), MatcherTests.catalog)
+        let verdict = try TestAudio.match(TestAudio.addNoise(clean, snrDB: -14, seed: 5), MatcherTests.catalog)
         let p = MatcherTests.catalog.parameters
         #expect(verdict.isMatch && verdict.candidate == 2 && verdict.score < p.minAlignedHits)
         #expect(verdict.score >= verdict.runnerUpScore)
@@ -38,7 +39,7 @@ import Testing
     /// and the passage, third, is still named, where it is.
     @Test func theLeadingRecordingsThirdStrongestPlaceIsChecked() throws {
         let clean = TestAudio.excerpt(MatcherTests.references[2].audio, from: 11 * Self.rate, count: 5 * Self.rate)
-        let heard = TestAudio.addNoise(clean, snrDB: -12, seed: 5)
+        let heard = TestAudio.addNoise(clean, snrDB: -14, seed: 5)
         let p = MatcherTests.catalog.parameters
         func frames(_ seconds: Int) -> Int { seconds * p.sampleRate / p.hopSize }
         let passage = frames(11)

