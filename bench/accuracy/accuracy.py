@@ -59,20 +59,23 @@ RECIPE = "v2"
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-SETS = ("tuning", "dev", "dev2", "blind")
+SETS = ("tuning", "dev", "dev2", "dev3", "blind")
 # The sample pieces alternate between these two, as they always have (the dev sets have none).
 SAMPLE_SETS = ("tuning", "blind")
 
 
 @dataclass(frozen=True)
 class Source:
-    set: str  # "tuning", "dev", "dev2" or "blind"
+    set: str  # "tuning", "dev", "dev2", "dev3" or "blind"
     prefix: str  # id prefix of its tracks
     package: str  # Debian package (run.sh installs it)
-    location: str  # folder searched recursively for *.ogg, or a .pk3 (zip) whose .ogg members are used
+    location: str  # folder searched recursively for *.ogg, or a .pk3 or .zip whose .ogg members are used
     license: str  # as given in /usr/share/doc/<package>/copyright
     creator: str  # for files whose tags name nobody
     only: str = ""  # when set, a regular expression the file's path inside location must match
+    # More held-out "same-package" negatives, taken from the tracks the selection left unused, so
+    # that a set's catalog and its other negatives stay as they were chosen (full runs only).
+    extra_held: int = 0
 
 
 # THE SPLIT. Tuning packages may be looked at while tuning; blind packages only in a final report.
@@ -101,6 +104,13 @@ SOURCES = [
            "Hedgewars composers"),
     Source("dev2", "widelands", "widelands-data", "/usr/share/games/widelands/data/music", "GPL-2+",
            "Widelands composers"),
+    # dev3 (2026-12-05): orchestral game music like the blind set's weakest package, which no study
+    # set had enough of, and a second package of mixed styles whose "_fast" tracks are other renders
+    # of the same tunes. Fresh on their first run.
+    Source("dev3", "zeroad", "0ad-data", "/usr/share/games/0ad/mods/public/public.zip", "CC-BY-SA-3.0",
+           "Wildfire Games", only=r"^audio/music/", extra_held=6),
+    Source("dev3", "stk", "supertuxkart-data", "/usr/share/games/supertuxkart/data/music", "CC-BY-SA-3.0",
+           "SuperTuxKart composers"),
     Source("blind", "singularity", "singularity-music", "/usr/share/games/singularity/music", "CC-BY-SA-3.0",
            "Max McCracken"),
     Source("blind", "blupi", "planetblupi-music-ogg", "/usr/share/planetblupi/music", "GPL-3+",
@@ -114,6 +124,10 @@ SOURCES = [
     Source("blind", "nexuiz", "nexuiz-music", "/usr/share/games/nexuiz/data/music.pk3", "GPL-2+",
            "Nexuiz composers"),
 ]
+# Licences of files that differ from their package's main one (from its copyright file): most of
+# supertuxkart-data's music is CC-BY-SA-3.0, these not (unlisted files fall under its "Files: *").
+LICENSE_BY_ID = {"stk-klabauter-dance": "GPL-1.0-or-later", "stk-cocoa-river": "GPL-3.0-or-later",
+                 "stk-cocoa-river-fast": "GPL-3.0-or-later", "stk-snowmountain": "GPL-3.0-or-later"}
 # Creators for files whose Ogg tags name none (from the file names and the copyright files).
 CREATOR_FALLBACK = {"hyperrogue-hr-domina-": "Lincoln Domina", "hyperrogue-hr-savino-": "Will Savino",
                     "hyperrogue-hr3-": "Shawn Parrotte", "lincity-default-01-pronobozo-": "pronobozo",
@@ -131,6 +145,8 @@ ALT_VERSIONS = [
     ("supertux-antarctic-airship-2", "supertux-antarctic-airship-remix"),  # two arrangements of the Airship song
     ("supertux-forest-beneath-the-rabbit-hole", "supertux-forest-forest2"),  # "Beneath the Rabbit Holes" / "Rabbit Holes"
     ("nexuiz-sixtyfour", "nexuiz-sixtyfour-revisited"),  # * "sixtyfour" and "SixtyFour_Revisited"
+    ("stk-celtic", "stk-celtic-fast"),  # the same tune rendered faster (the race's last lap)
+    ("stk-cocoa-river", "stk-cocoa-river-fast"),
 ]
 # Not versions but nearly the same recording (waveform correlation 0.5–0.9 at the same positions):
 # a match would be right, so it can be neither a negative nor a second catalog entry. The second
@@ -346,7 +362,7 @@ def slug(text: str) -> str:
 def source_files(src: Source, work: Path) -> list[tuple[str, Path]]:
     """(name relative to the source, path) of every Ogg file of a source, sorted."""
     loc = Path(src.location)
-    if loc.suffix == ".pk3":
+    if loc.suffix in (".pk3", ".zip"):
         # A .pk3 is a zip. Its Ogg members are copied once into the work dir (never the repo).
         if not loc.is_file():
             raise SystemExit(f"missing {loc}: install {src.package} (run.sh does this)")
@@ -355,6 +371,8 @@ def source_files(src: Source, work: Path) -> list[tuple[str, Path]]:
         with zipfile.ZipFile(loc) as z:
             for info in sorted(z.infolist(), key=lambda i: i.filename):
                 if info.is_dir() or not info.filename.lower().endswith(".ogg"):
+                    continue
+                if src.only and not re.search(src.only, info.filename):
                     continue
                 target = dest / Path(info.filename).name
                 if not (target.exists() and target.stat().st_size == info.file_size):
@@ -391,7 +409,7 @@ def discover(work: Path, jobs: int) -> tuple[list[dict], list[tuple[str, str]]]:
             track_id = f"{src.prefix}-{slug(rel)}"[:64].rstrip("-")  # as bench/scale names them
             assert re.fullmatch(r"[a-z0-9][a-z0-9-]{2,63}", track_id), track_id
             entries.append({"id": track_id, "src": str(path), "package": src.package, "set": src.set,
-                            "license": src.license, "defaultCreator": src.creator})
+                            "license": LICENSE_BY_ID.get(track_id, src.license), "defaultCreator": src.creator})
     ids = [e["id"] for e in entries]
     assert len(ids) == len(set(ids)), "two source files map to the same track id"
 
@@ -477,6 +495,9 @@ def select_tracks(tracks: list[dict], quick: bool) -> dict[str, dict]:
         held = spread(picked, n_held) if n_held else []
         held_ids = {t["id"] for t in held}
         regular = [t for t in picked if t["id"] not in held_ids]
+        if src.extra_held and not quick:
+            picked_ids = {t["id"] for t in picked}
+            held += spread([t for t in rest if t["id"] not in picked_ids], src.extra_held)
         for a, b in pairs:
             by_id[a]["role"] = "catalog"
             by_id[b].update(role="alt-version", altOf=a)
@@ -1275,7 +1296,8 @@ def report(ctx: dict, judged: list[dict], match: dict, chosen: dict) -> tuple[st
     hard_by_kind = ", ".join(f"{k} {sum(j['negKind'] == k for j in hard)}" for k in HARD_KINDS)
     role = {"blind": "BLIND set: kept unseen while tuning; accuracy is claimed here",
             "dev": "DEV set: packages added to study failures; fresh on its first run, tuned on since",
-            "dev2": "DEV2 set: five more packages, fresh on their first run (2026-12-04), tuned on since"}.get(
+            "dev2": "DEV2 set: five more packages, fresh on their first run (2026-12-04), tuned on since",
+            "dev3": "DEV3 set: orchestral and mixed-style packages, fresh on their first run (2026-12-05), tuned on since"}.get(
         set_name, "TUNING set: tune on these numbers; they are not the claim")
     L = [
         f"# Soundtrace accuracy benchmark — {set_name} set",
@@ -1408,7 +1430,7 @@ def run_set(args, binary: Path, work: Path, set_name: str, chosen: dict, ctx_com
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", choices=("tuning", "dev", "dev2", "blind", "both"), default="tuning",
+    ap.add_argument("--set", choices=("tuning", "dev", "dev2", "dev3", "blind", "both"), default="tuning",
                     help="which set to run (default tuning; blind is for final reports; both = tuning and blind)")
     ap.add_argument("--soundtrace", type=Path, default=REPO_ROOT / ".build" / "release" / "soundtrace")
     ap.add_argument("--work", type=Path, default=Path("/tmp/soundtrace-bench"))
