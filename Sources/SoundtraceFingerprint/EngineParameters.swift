@@ -284,6 +284,16 @@ public struct EngineParameters: Sendable, Equatable {
     public var minRatioOverRunnerUpQ8: Int = 2 * 256
     /// ... and at least this many times the alignment expected by chance for the query's hits.
     public var minRatioOverChanceQ8: Int = 4 * 256
+    /// A match's hits must lie at one offset: when the line of a tempo change at the same pitch
+    /// (these slopes, in frames of offset per 1,000 frames heard: 3-20 % either way, beyond the
+    /// speed hypotheses' 2 %) gathers at least `minDriftingHits` and this many times the steady
+    /// alignment's hits, what was heard is another render of the arrangement (`TempoDrift`).
+    public var tempoDriftSlopesPerMille: [Int] = {
+        let magnitudes = Array(stride(from: 30, through: 100, by: 5)) + Array(stride(from: 110, through: 200, by: 10))
+        return magnitudes.flatMap { [$0, -$0] }
+    }()
+    public var minDriftingHits = 20
+    public var minDriftRatioQ8: Int = 384
 
     public init() {}
 

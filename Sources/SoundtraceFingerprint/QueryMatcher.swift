@@ -163,19 +163,24 @@ public final class QueryMatcher {
     /// The index entries of a query pair's hash at every speed hypothesis, with the anchor's frame
     /// at that speed.
     func forEachLookup(of pair: QueryPair, _ body: (_ stepIndex: Int, _ run: Range<Int>, _ anchorFrame: Int) -> Void) {
-        let d = parameters.speedDenominator
-        for (stepIndex, step) in parameters.speedSteps.enumerated() {
-            let n = d + step
-            let anchorBin = roundedDivide(Int(pair.anchorBinQ4) * d, n)
-            let targetBin = roundedDivide(Int(pair.targetBinQ4) * d, n)
-            let deltaTime = roundedDivide(Int(pair.deltaTimeQ4) * n, d)
-            let anchorFrame = roundedDivide(Int(pair.anchorTimeQ4) * n, d * 16)
-            // No tolerance on the frame difference: looking up neighbouring differences helped noisy
-            // queries but matched other pieces with the same instruments at a similar tempo.
-            guard let hash = LandmarkHash.make(anchorBinQ4: anchorBin, targetBinQ4: targetBin, deltaTimeQ4: deltaTime) else { continue }
-            let run = catalog.index.run(of: hash)
-            if !run.isEmpty { body(stepIndex, run, anchorFrame) }
+        for stepIndex in parameters.speedSteps.indices {
+            lookup(of: pair, stepIndex: stepIndex) { run, anchorFrame in body(stepIndex, run, anchorFrame) }
         }
+    }
+
+    /// The index entries of a query pair's hash at one speed hypothesis, with the anchor's frame at that speed.
+    @inline(__always) func lookup(of pair: QueryPair, stepIndex: Int, _ body: (_ run: Range<Int>, _ anchorFrame: Int) -> Void) {
+        let d = parameters.speedDenominator
+        let n = d + parameters.speedSteps[stepIndex]
+        let anchorBin = roundedDivide(Int(pair.anchorBinQ4) * d, n)
+        let targetBin = roundedDivide(Int(pair.targetBinQ4) * d, n)
+        let deltaTime = roundedDivide(Int(pair.deltaTimeQ4) * n, d)
+        let anchorFrame = roundedDivide(Int(pair.anchorTimeQ4) * n, d * 16)
+        // No tolerance on the frame difference: looking up neighbouring differences helped noisy
+        // queries but matched other pieces with the same instruments at a similar tempo.
+        guard let hash = LandmarkHash.make(anchorBinQ4: anchorBin, targetBinQ4: targetBin, deltaTimeQ4: deltaTime) else { return }
+        let run = catalog.index.run(of: hash)
+        if !run.isEmpty { body(run, anchorFrame) }
     }
 
     /// One landmark hit. `chance` hits are those every reference gets alike, from which the chance
@@ -287,7 +292,11 @@ public final class QueryMatcher {
                 speedStep: p.speedSteps[bestStep[winner]])
         }
         let containment = alignment.flatMap(containment(of:))
-        let confirmed = landmarksAgree && alignment.map { $0.confirmsWholeMix(p) && containment?.passes(p, signature: $0) == true } == true
+        let wholeMixAgrees =
+            landmarksAgree && alignment.map { $0.confirmsWholeMix(p) && containment?.passes(p, signature: $0) == true } == true
+        // Measured only for what would be named: it replays every pair heard.
+        let drift = wholeMixAgrees ? winner.map { tempoDrift(reference: $0, stepIndex: bestStep[$0], offset: bestOffset[$0]) } : nil
+        let confirmed = wholeMixAgrees && drift?.drifts(p) != true
         if !confirmed, let query, let winner,
             let verdict = verdictApart(query: query, winner: winner, runnerUp: runnerUp, chanceQ8: chanceQ8)
         {
@@ -299,7 +308,12 @@ public final class QueryMatcher {
         // `signature` reports the deciding check, or else the first round's best; the wider net's
         // best is reported on its own, so that each can be read against its own bar.
         if let checks, let check = checks.decisive?.check ?? checks.narrow {
-            let rescued = checks.decisive != nil
+            let rescueDrift = checks.decisive.flatMap { decisive in
+                p.speedSteps.firstIndex(of: decisive.check.speedStep).map {
+                    tempoDrift(reference: decisive.check.reference, stepIndex: $0, offset: decisive.check.offsetFrames)
+                }
+            }
+            let rescued = checks.decisive != nil && rescueDrift?.drifts(p) != true
             let chosen = rescued ? check.reference : winner
             var verdict = Verdict(
                 outcome: rescued ? .match : .noMatch, candidate: chosen,
@@ -311,9 +325,10 @@ public final class QueryMatcher {
                 framesHeard: framesHeard, signature: check, signaturePassed: rescued, wideSignature: checks.wide)
             verdict.alignmentCheck = alignment
             verdict.placesSignature = checks.places
+            verdict.tempoDrift = rescueDrift ?? drift
             let decidedByWiderNet = checks.decisive.map { $0.check != checks.narrow } ?? false
             verdict.signatureBarQ12 = decidedByWiderNet ? p.signatureWideMinScoreQ12 : narrowBarQ12(for: check.reference)
-            if let decisive = checks.decisive {
+            if rescued, let decisive = checks.decisive {
                 verdict.containment = decisive.containment
                 verdict.containmentPassed = true
                 verdict.containmentAbovePassed = true
@@ -332,6 +347,7 @@ public final class QueryMatcher {
         verdict.alignmentCheck = alignment
         verdict.placesSignature = checks?.places
         verdict.containment = containment
+        verdict.tempoDrift = drift
         (verdict.containmentPassed, verdict.containmentAbovePassed) = judged(containment, at: alignment)
         return verdict
     }
@@ -349,6 +365,8 @@ public final class QueryMatcher {
                 query: query, catalog: catalog, reference: winner, offsetFrames: offset, speedStep: p.speedSteps[stepIndex]),
             check.confirmsWholeMix(p), let whole = containment(of: check), whole.passes(p, signature: check)
         else { return nil }
+        let drift = tempoDrift(reference: winner, stepIndex: stepIndex, offset: apartOffset[winner])
+        guard !drift.drifts(p) else { return nil }
         var verdict = Verdict(
             outcome: .match, candidate: winner, offsetFrames: offset, speedStep: p.speedSteps[stepIndex], score: score,
             runnerUpScore: runnerUp, chanceLevelQ8: chanceQ8, queryPeaks: peaks, queryLandmarks: landmarks,
@@ -357,6 +375,7 @@ public final class QueryMatcher {
         verdict.containment = whole
         verdict.containmentPassed = true
         verdict.containmentAbovePassed = true
+        verdict.tempoDrift = drift
         return verdict
     }
 

@@ -50,6 +50,9 @@ public struct Verdict: Sendable, Equatable {
     /// The same judgement over the bands above 300 Hz alone (`ContainmentCheck.tier`), so that an
     /// explanation can say which of the two refused.
     public internal(set) var containmentAbovePassed: Bool? = nil
+    /// How the named (or leading) alignment's hits lie over the time heard: at one offset, or along
+    /// a tempo change (`TempoDrift`); nil when it was not measured.
+    public internal(set) var tempoDrift: TempoDrift? = nil
 
     /// Of that check (tuning and diagnosis): signature bits compared with any weight, their total
     /// weight, the weight of those that disagreed, and the score in standard units.

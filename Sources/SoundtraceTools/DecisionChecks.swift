@@ -27,6 +27,17 @@ enum DecisionChecks {
                 name: "against chance", value: "\(v.score) vs \(fmt(e.chanceLevel))",
                 bar: "at least \(fmt(chanceRatio)) times", passed: Double(v.score) >= chanceRatio * e.chanceLevel)
         ]
+        let driftRatio = Double(p.minDriftRatioQ8) / 256
+        checks.append(
+            DecisionCheck(
+                name: "hits at one offset (not a tempo change)",
+                value: v.tempoDrift.map {
+                    $0.driftingHits == 0
+                        ? "\($0.steadyHits) at one offset, too few others near it for a tempo change's line"
+                        : "\($0.steadyHits) at one offset, \($0.driftingHits) along a tempo change of \(fmt(Double($0.slopePerMille) / 10)) %"
+                } ?? "not measured",
+                bar: "a tempo change's line under \(p.minDriftingHits) hits or under \(fmt(driftRatio)) times those at one offset",
+                passed: v.tempoDrift.map { !$0.drifts(p) }))
         let maxRate = Double(p.wholeMixMaxErrorRateQ12) / 4096
         let rate = v.signatureErrorRate ?? v.alignmentErrorRate
         checks.append(

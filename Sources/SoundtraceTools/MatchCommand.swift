@@ -23,8 +23,11 @@ struct MatchCommand {
                             signatureBits and signatureScore (the signature check, when the
                             landmark hits alone did not decide; null otherwise),
                             placesSignatureScore (the next strongest places of the recording
-                            with the most hits, when the first checks failed) and
-                            wideSignatureScore (the wider net, when those failed too)
+                            with the most hits, when the first checks failed),
+                            wideSignatureScore (the wider net, when those failed too), the
+                            whole-mix checks (README.md) and steadyHits, driftingHits and
+                            driftPerMille (hits at one offset, and along the best line of a
+                            tempo change, for an alignment that passed every other check)
           --device PCM      listen on this ALSA capture device (e.g. default, plughw:1,0); JSON adds
                             device, sessionId, heardSeconds and, for failures, errorCode and error
           --seconds N       the listening window, 3–30 seconds of audio (default 10)
@@ -155,7 +158,10 @@ struct MatchCommand {
                 ("containmentSurplus", verdict.containmentSurplusDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentLowShortfall", verdict.containmentLowShortfallDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentLowHeardRange", verdict.containmentLowHeardRangeDecibels.map { Text.seconds($0) } ?? "null"),
-                ("containmentGainSteadied", verdict.containmentCells == nil ? "null" : String(verdict.containmentGainSteadied))
+                ("containmentGainSteadied", verdict.containmentCells == nil ? "null" : String(verdict.containmentGainSteadied)),
+                ("steadyHits", verdict.tempoDrift.map { String($0.steadyHits) } ?? "null"),
+                ("driftingHits", verdict.tempoDrift.map { String($0.driftingHits) } ?? "null"),
+                ("driftPerMille", verdict.tempoDrift.map { String($0.slopePerMille) } ?? "null")
             ]
         }
         return Text.jsonObject(pairs)

@@ -56,8 +56,11 @@ public enum TestAudio {
 
     /// One voice per seed, mixed: a layer of one piece can be reused verbatim in another, as a
     /// shared loop or riff is. Each layer plays plucked notes with three harmonics in its own
-    /// register (the layer's position in `layers` picks it: bass, middle, high, …).
-    public static func layeredMusic(layers: [UInt64], seconds: Double, rate: Int = 8000, amplitude: Double = 0.3) -> PCMAudio {
+    /// register (the layer's position in `layers` picks it: bass, middle, high, …). `tempo` plays
+    /// the same notes faster (above 1) or slower at the same pitch, as another render would.
+    public static func layeredMusic(
+        layers: [UInt64], seconds: Double, rate: Int = 8000, amplitude: Double = 0.3, tempo: Double = 1
+    ) -> PCMAudio {
         let count = Int(seconds * Double(rate))
         var mix = [Double](repeating: 0, count: count)
         let scale = [0, 2, 4, 5, 7, 9, 11]
@@ -65,7 +68,7 @@ public enum TestAudio {
             var g = Generator(state: seed &* 0x9E37_79B9_7F4A_7C15 &+ 101)
             var t = 0
             while t < count {
-                let length = Int(Double(rate) * (0.1 + 0.25 * g.unit()))
+                let length = Int(Double(rate) * (0.1 + 0.25 * g.unit()) / tempo)
                 let midi = Double(40 + 12 * position + scale[g.int(0...6)] + 12 * g.int(0...1))
                 pluck(midi: midi, into: &mix, at: t, length: length, rate: rate, decay: 7, gain: 1)
                 t += length
