@@ -18,6 +18,8 @@ public struct CaptureFormat: Sendable, Equatable {
 public enum CaptureEvent: Sendable, Equatable {
     /// Contiguous mono samples at the granted rate; `frame` counts frames since the device was
     /// opened, so that a jump in it is a gap (an overrun) rather than silently spliced audio.
+    /// `samples` is empty when a device that lost audio (an overrun, a suspend) runs again: the
+    /// frame then says where it resumes, so a gap is known before the next audio arrives.
     case audio(samples: [Int16], frame: Int)
     /// Nothing arrived within the wait.
     case timeout

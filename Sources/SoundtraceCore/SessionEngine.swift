@@ -137,6 +137,9 @@ public struct SessionEngine {
                 return finish(.failed(.audioGap(device: device, milliseconds: gap))).map { .ended($0) } ?? .none
             }
         }
+        // An empty buffer only says where the device is now (it restarted after losing audio):
+        // a gap too long ends the session above, at once rather than when audio comes again.
+        if input.isEmpty { return .none }
         let windowFrames = settings.windowMilliseconds * rate / 1000
         if framesHeard + input.count > windowFrames { input.removeLast(framesHeard + input.count - windowFrames) }
         framesHeard += input.count

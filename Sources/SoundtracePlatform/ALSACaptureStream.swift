@@ -100,8 +100,8 @@ final class ALSACaptureStream {
             if got > 0 { return deliver(pcm, frames: Int(got)) }
             if got == -Int(EAGAIN) {
                 deviceQuietUntil = SystemClock.monotonicNanoseconds() + UInt64(granted.periodFrames) * 1_000_000_000 / UInt64(granted.rate)
-            } else if let event = try recover(pcm, from: Int32(clamping: got), wake: wake) {
-                return event
+            } else {
+                return try recover(pcm, from: Int32(clamping: got), wake: wake)
             }
             if SystemClock.monotonicNanoseconds() >= deadline { return .timeout }
         }
@@ -162,9 +162,12 @@ final class ALSACaptureStream {
         if timeline.nextFrame == 0 { timeline.started(atNanoseconds: SystemClock.monotonicNanoseconds()) }
     }
 
-    /// Handles an error from `snd_pcm_readi`. Returns nil to go on reading, `.woken` when a wake
-    /// arrived during a suspend, or throws when the device cannot continue.
-    private func recover(_ pcm: OpaquePointer, from code: Int32, wake: WakeSignal) throws(CaptureFault) -> CaptureEvent? {
+    /// Handles an error from `snd_pcm_readi`. Returns where the restarted stream resumes (no
+    /// samples, the frame past the audio lost), `.woken` when a wake arrived during a suspend, or
+    /// throws when the device cannot continue. Saying where at once matters after a suspend: the
+    /// device may deliver nothing more before the session's deadline (a slow resume), and a gap
+    /// is then what happened, not a device that stalled.
+    private func recover(_ pcm: OpaquePointer, from code: Int32, wake: WakeSignal) throws(CaptureFault) -> CaptureEvent {
         if snd_pcm_state(pcm) == SND_PCM_STATE_DISCONNECTED { throw .disconnected(device: device) }
         switch ALSAFault.errnoValue(code) {
         case EPIPE:
@@ -195,6 +198,6 @@ final class ALSACaptureStream {
         }
         timeline.restarted(atNanoseconds: SystemClock.monotonicNanoseconds())
         try startIfPrepared(pcm)
-        return nil
+        return .audio(samples: [], frame: timeline.nextFrame)
     }
 }

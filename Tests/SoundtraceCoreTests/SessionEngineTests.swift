@@ -183,6 +183,22 @@ final class ScriptedRecognizer: Recognizer {
         #expect(ended?.state == .failed(.audioGap(device: "testmic", milliseconds: 1000)))
     }
 
+    @Test func aDeviceThatSaysWhereItResumesEndsALongGapAtOnce() throws {
+        let recognizer = ScriptedRecognizer { ScriptedRecognizer.nothing(peaks: 5, heard: $0) }
+        var engine = try started(recognizer)
+        #expect(engine.receive(second, atFrame: 0, token: SessionToken(1)) == nil)
+        // A short overrun: the empty buffer changes nothing, and the audio after it is bridged.
+        #expect(engine.receive([], atFrame: 12_000, token: SessionToken(1)) == nil)
+        #expect(engine.listeningToken == SessionToken(1))
+        #expect(engine.receive(second, atFrame: 12_000, token: SessionToken(1)) == nil)
+        #expect(recognizer.pushes.map(\.frame) == [0, 12_000])
+        // A suspend: the stream resumes 5 s on, and the session fails as a gap before any audio
+        // comes again (not as a stalled device when its deadline passes meanwhile).
+        let ended = engine.receive([], atFrame: 60_000, token: SessionToken(1))
+        #expect(ended?.state == .failed(.audioGap(device: "testmic", milliseconds: 5000)))
+        #expect(recognizer.pushes.count == 2)
+    }
+
     @Test func aStalledDeviceCannotStretchTheWindow() throws {
         let recognizer = ScriptedRecognizer { ScriptedRecognizer.nothing(peaks: 5, heard: $0) }
         var engine = try started(recognizer)
