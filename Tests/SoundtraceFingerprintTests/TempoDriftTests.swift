@@ -58,15 +58,67 @@ import Testing
         #expect(verdict.tempoDrift.map { !$0.drifts(Self.catalog.parameters) } == true)
     }
 
-    @Test func aRenderFourPercentFasterPassesTheWholeMixChecksAndOnlyTheDriftRefusesIt() throws {
-        // 4 % faster: the speed hypotheses take half of it and the mix stays close enough for 3 s.
-        let render = TestAudio.layeredMusic(layers: Self.layers, seconds: 30 / 1.04, tempo: 1.04)
-        var parameters = EngineParameters()
+    /// The render 4 % faster: the speed hypotheses take half of it, and over 3 s the mix stays
+    /// close enough to the recording's for the whole-mix checks.
+    static let fourPercentFaster = TestAudio.layeredMusic(layers: layers, seconds: 30 / 1.04, tempo: 1.04)
+
+    /// A catalog of `references` whose tempo-drift bar cannot be reached: what the other checks
+    /// alone would name.
+    static func withoutDriftCheck(_ references: [(id: String, audio: PCMAudio)], _ base: EngineParameters) throws -> Catalog {
+        var parameters = base
         parameters.minDriftRatioQ8 = Int.max / 512
-        let unchecked = try TestAudio.catalog(Self.references, parameters: parameters).0
-        let named = try Self.verdict(of: render, from: 10 / 1.04, seconds: 3, catalog: unchecked)
+        return try TestAudio.catalog(references, parameters: parameters).0
+    }
+
+    /// The final verdict on `seconds` of `audio` from `start` s, the query ended.
+    static func finalVerdict(of audio: PCMAudio, from start: Double, seconds: Double, catalog: Catalog) throws -> Verdict {
+        let matcher = try QueryMatcher(catalog: catalog)
+        matcher.push(TestAudio.excerpt(audio, from: Int(start * Double(rate)), count: Int(seconds * Double(rate))).samples)
+        matcher.finish()
+        return matcher.verdict()
+    }
+
+    @Test func theSignatureRescueIsHeldToOneOffsetToo() throws {
+        // Landmarks that can never clear the runner-up: only the signature rescue can name a match.
+        var parameters = EngineParameters()
+        parameters.minRatioOverRunnerUpQ8 = 1 << 24
+        let rescueOnly = try TestAudio.catalog(Self.references, parameters: parameters).0
+        let steady = try Self.finalVerdict(of: Self.references[0].audio, from: 10, seconds: 3, catalog: rescueOnly)
+        #expect(steady.isMatch && steady.candidate == 0 && steady.signaturePassed)
+        let named = try Self.finalVerdict(
+            of: Self.fourPercentFaster, from: 10 / 1.04, seconds: 3, catalog: Self.withoutDriftCheck(Self.references, parameters))
+        #expect(named.isMatch && named.candidate == 0 && named.signaturePassed)
+        let verdict = try Self.finalVerdict(of: Self.fourPercentFaster, from: 10 / 1.04, seconds: 3, catalog: rescueOnly)
+        #expect(!verdict.isMatch)
+        #expect(verdict.tempoDrift.map { $0.drifts(rescueOnly.parameters) } == true)
+    }
+
+    @Test func theAlignmentApartIsHeldToOneOffsetToo() throws {
+        // The tune played twice: the render's best alignment is one copy and its best apart the
+        // other. Without the drift check the copy apart is what gets named (the best one falls
+        // just short of the whole-mix bars here), so only its own drift check can refuse it.
+        let tune = Self.references[0].audio
+        let twice = [(id: "tune", audio: PCMAudio(sampleRate: Self.rate, samples: tune.samples + tune.samples)), Self.references[1]]
+        let unchecked = try Self.withoutDriftCheck(twice, EngineParameters())
+        let named = try Self.verdict(of: Self.fourPercentFaster, from: 10 / 1.04, seconds: 3, catalog: unchecked)
+        #expect(named.isMatch && named.candidate == 0)
+        let catalog = try TestAudio.catalog(twice).0
+        let matcher = try QueryMatcher(catalog: catalog)
+        matcher.push(TestAudio.excerpt(Self.fourPercentFaster, from: Int(10 / 1.04 * Double(Self.rate)), count: 3 * Self.rate).samples)
+        let verdict = matcher.verdict()
+        #expect(!verdict.isMatch)
+        let apart = try #require(matcher.alignmentApart(0))
+        let framesPerCopy = 30 * Self.rate / catalog.parameters.hopSize
+        #expect(apart.votes >= catalog.parameters.minAlignedHits)
+        #expect(abs(abs(apart.offset - matcher.bestOffsetOf(0)) - framesPerCopy) <= catalog.parameters.distinctAlignmentFrames)
+        #expect(abs(named.offsetFrames - apart.offset) <= 2)
+    }
+
+    @Test func aRenderFourPercentFasterPassesTheWholeMixChecksAndOnlyTheDriftRefusesIt() throws {
+        let unchecked = try Self.withoutDriftCheck(Self.references, EngineParameters())
+        let named = try Self.verdict(of: Self.fourPercentFaster, from: 10 / 1.04, seconds: 3, catalog: unchecked)
         #expect(named.isMatch && named.candidate == 0 && named.containmentPassed == true)
-        let verdict = try Self.verdict(of: render, from: 10 / 1.04, seconds: 3)
+        let verdict = try Self.verdict(of: Self.fourPercentFaster, from: 10 / 1.04, seconds: 3)
         #expect(!verdict.isMatch)
         #expect(verdict.tempoDrift.map { $0.drifts(Self.catalog.parameters) } == true)
     }
