@@ -3,6 +3,7 @@
 # configuration, the manifest, the bundled catalog's header, the exchanges of docs/PROTOCOL.md,
 # and (written by the harnesses themselves) small catalogs and WAV files in every accepted form.
 # Run it when a format changes; the seeds are committed, what the fuzzer adds to them is not.
+# Seeds named regression-* (inputs that once crashed a harness, kept by hand) survive the rewrite.
 #
 #   bench/fuzz/seed.sh [BUILD_DIR]
 #     BUILD_DIR: the harnesses' build (default run.sh's, /tmp/soundtrace-fuzz/CHECKOUT/build)
@@ -12,8 +13,12 @@ repo=$(cd "$here/../.." && pwd)
 build=${1:-/tmp/soundtrace-fuzz/$(printf '%s' "$here" | cksum | cut -d ' ' -f 1)/build}
 "$here/build.sh" "$build" catalog wav >/dev/null
 corpus="$here/corpus"
+kept=$(mktemp -d)
+trap 'rm -rf "$kept"' EXIT
+(cd "$corpus" && find . -type f -name 'regression-*' -exec cp --parents {} "$kept" \;)
 rm -rf "$corpus"
 mkdir -p "$corpus"/{catalog,wav,manifest,config,request,reply,faults}
+cp -R "$kept"/. "$corpus"/
 
 SOUNDTRACE_FUZZ_SEEDS="$corpus/catalog" SWIFT_BACKTRACE=enable=no "$build/fuzz-catalog"
 SOUNDTRACE_FUZZ_SEEDS="$corpus/wav" SWIFT_BACKTRACE=enable=no "$build/fuzz-wav"
