@@ -18,19 +18,10 @@ import Testing
     /// A bass line of pure tones between 49 and 92 Hz, a note and a rest in turn: nothing of it
     /// reaches the bands above 300 Hz, nor the landmarks' peaks (from 156 Hz).
     static func subBass(seed: UInt64) -> [Double] {
-        var g = TestAudio.Generator(state: seed &* 0x9E37_79B9_7F4A_7C15 &+ 7)
-        var line = [Double](repeating: 0, count: Int(seconds * Double(rate)))
-        var t = 0
-        while t < line.count {
-            let length = Int(Double(rate) * (0.2 + 0.2 * g.unit()))
-            let frequency = 440 * pow(2, Double(31 + g.int(0...11) - 69) / 12)
-            for i in 0..<min(length, line.count - t) {
-                let time = Double(i) / Double(rate)
-                line[t + i] = sin(2 * Double.pi * frequency * time) * exp(-4 * time) * min(1, time * 100)
-            }
-            t += 2 * length
-        }
-        return line
+        TestAudio.toneLine(
+            TestAudio.Generator(state: seed &* 0x9E37_79B9_7F4A_7C15 &+ 7), seconds: seconds, rate: rate, notes: 31...42,
+            noteSeconds: 0.2, noteSpread: 0.2, decay: 4
+        ) { noteFrames, _ in noteFrames }
     }
 
     static func mix(_ upper: PCMAudio, _ bass: [Double]) -> PCMAudio {

@@ -15,18 +15,10 @@ import Testing
     /// A line of pure tones between 165 and 294 Hz (MIDI 52-62), a note and a rest in turn: its
     /// landmarks are found, and nothing of it lies above 300 Hz.
     static let lowLine: PCMAudio = {
-        var g = TestAudio.Generator(state: 0x51C3_A7E5)
-        var line = [Double](repeating: 0, count: Int(seconds * Double(rate)))
-        var t = 0
-        while t < line.count {
-            let length = Int(Double(rate) * (0.15 + 0.2 * g.unit()))
-            let frequency = 440 * pow(2, Double(52 + g.int(0...10) - 69) / 12)
-            for i in 0..<min(length, line.count - t) {
-                let time = Double(i) / Double(rate)
-                line[t + i] = sin(2 * Double.pi * frequency * time) * exp(-3 * time) * min(1, time * 100)
-            }
-            t += length + Int(Double(rate) * 0.1 * g.unit())
-        }
+        let line = TestAudio.toneLine(
+            TestAudio.Generator(state: 0x51C3_A7E5), seconds: seconds, rate: rate, notes: 52...62, noteSeconds: 0.15,
+            noteSpread: 0.2, decay: 3
+        ) { _, g in Int(Double(rate) * 0.1 * g.unit()) }
         return PCMAudio(sampleRate: rate, samples: line.map { Int16(clamping: Int(($0 * 9000).rounded())) })
     }()
 

@@ -54,6 +54,29 @@ public enum TestAudio {
         }
     }
 
+    /// A line of decaying pure tones (no harmonics), one note at a time: a part that lives in one
+    /// register and nowhere else. Each note lasts `noteSeconds` plus up to `noteSpread` more, on a
+    /// MIDI note drawn from `notes`, and fades by `decay` per second; `rest` gives the silent frames
+    /// after it from the note's length and the same generator.
+    public static func toneLine(
+        _ generator: Generator, seconds: Double, rate: Int = 8000, notes: ClosedRange<Int>, noteSeconds: Double,
+        noteSpread: Double, decay: Double, rest: (_ noteFrames: Int, _ generator: inout Generator) -> Int
+    ) -> [Double] {
+        var g = generator
+        var line = [Double](repeating: 0, count: Int(seconds * Double(rate)))
+        var t = 0
+        while t < line.count {
+            let length = Int(Double(rate) * (noteSeconds + noteSpread * g.unit()))
+            let frequency = 440 * pow(2, Double(notes.lowerBound + g.int(0...(notes.upperBound - notes.lowerBound)) - 69) / 12)
+            for i in 0..<min(length, line.count - t) {
+                let time = Double(i) / Double(rate)
+                line[t + i] = sin(2 * Double.pi * frequency * time) * exp(-decay * time) * min(1, time * 100)
+            }
+            t += length + rest(length, &g)
+        }
+        return line
+    }
+
     /// One voice per seed, mixed: a layer of one piece can be reused verbatim in another, as a
     /// shared loop or riff is. Each layer plays plucked notes with three harmonics in its own
     /// register (the layer's position in `layers` picks it: bass, middle, high, …). `tempo` plays

@@ -74,7 +74,8 @@ enum Canned {
 
         """
 
-    static let matched = """
+    /// What every answer about matched session s-4 says before whether its match was saved.
+    static let matchedHead = """
         session: s-4
         state: matched
         started_at: 2026-11-29T15:40:00.500Z
@@ -85,46 +86,33 @@ enum Canned {
         offset: 12.345
         score: 57
         heard: 1.875
-        event: 12
-        saved: yes
-        OK
 
         """
+
+    static let matched =
+        matchedHead + """
+            event: 12
+            saved: yes
+            OK
+
+            """
 
     /// A match the daemon could not record (its card is full).
-    static let matchedNotSaved = """
-        session: s-4
-        state: matched
-        started_at: 2026-11-29T15:40:00.500Z
-        reference: harbor-lights
-        title: Harbor Lights
-        creator: Soundtrace Project
-        license: CC0-1.0
-        offset: 12.345
-        score: 57
-        heard: 1.875
-        saved: no
-        save_error: cannot record the match: the disk is full; free space
-        OK
+    static let matchedNotSaved =
+        matchedHead + """
+            saved: no
+            save_error: cannot record the match: the disk is full; free space
+            OK
 
-        """
+            """
 
     /// A match whose recognition was deleted from the history since.
-    static let matchedDeleted = """
-        session: s-4
-        state: matched
-        started_at: 2026-11-29T15:40:00.500Z
-        reference: harbor-lights
-        title: Harbor Lights
-        creator: Soundtrace Project
-        license: CC0-1.0
-        offset: 12.345
-        score: 57
-        heard: 1.875
-        saved: deleted
-        OK
+    static let matchedDeleted =
+        matchedHead + """
+            saved: deleted
+            OK
 
-        """
+            """
 
     static let noMatch = """
         session: s-4
