@@ -35,10 +35,7 @@ struct CatalogAddCommand {
     let console: Console
 
     func run(_ args: [String]) -> ExitCode {
-        func usageError(_ problem: String) -> ExitCode {
-            console.error("soundtrace catalog add: \(problem)\n\n\(Self.usage)")
-            return .usage
-        }
+        let usage = CommandUsage(command: "catalog add", text: Self.usage, console: console)
         // --meta repeats, which the shared reader refuses: take those pairs out first.
         var metadata: [ReferenceAudio.MetadataEntry] = []
         var rest: [String] = []
@@ -47,7 +44,7 @@ struct CatalogAddCommand {
             let arg = args[i]
             var pair: String? = nil
             if arg == "--meta" {
-                guard i + 1 < args.count else { return usageError("--meta needs KEY=VALUE") }
+                guard i + 1 < args.count else { return usage.refuse("--meta needs KEY=VALUE") }
                 pair = args[i + 1]
                 i += 2
             } else if arg.hasPrefix("--meta=") {
@@ -59,31 +56,26 @@ struct CatalogAddCommand {
                 continue
             }
             guard let pair, let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-                return usageError("--meta takes KEY=VALUE, not '\(pair ?? "")'")
+                return usage.refuse("--meta takes KEY=VALUE, not '\(pair ?? "")'")
             }
             let key = String(pair[..<eq])
-            guard !metadata.contains(where: { $0.key == key }) else { return usageError("--meta \(key) was given twice") }
+            guard !metadata.contains(where: { $0.key == key }) else { return usage.refuse("--meta \(key) was given twice") }
             metadata.append(.init(key: key, value: String(pair[pair.index(after: eq)...])))
         }
         let parsed: Arguments
-        do {
-            parsed = try Arguments(
-                rest, valueOptions: ["--id", "--title", "--creator", "--license", "--manifest", "--catalog"],
-                flagOptions: ["--json", "-h", "--help"])
-        } catch {
-            return usageError("\(error)")
-        }
-        if parsed.flag("-h") || parsed.flag("--help") {
-            console.print(Self.usage)
-            return .success
+        switch usage.parse(
+            rest, valueOptions: ["--id", "--title", "--creator", "--license", "--manifest", "--catalog"], flagOptions: ["--json"])
+        {
+        case let .run(arguments): parsed = arguments
+        case let .done(code): return code
         }
         guard parsed.positional.count == 1 else {
-            return usageError(
+            return usage.refuse(
                 parsed.positional.isEmpty ? "name the WAV file to add" : "one file at a time (got \(parsed.positional.count))")
         }
         var fields: [String: String] = [:]
         for name in ["--id", "--title", "--creator", "--license"] {
-            guard let value = parsed.value(name) else { return usageError("\(name) is required") }
+            guard let value = parsed.value(name) else { return usage.refuse("\(name) is required") }
             fields[name] = value
         }
         let manifestPath = parsed.value("--manifest") ?? defaultManifestPath

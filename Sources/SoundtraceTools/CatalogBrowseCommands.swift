@@ -27,14 +27,14 @@ struct CatalogBrowseCommands {
     let console: Console
 
     func list(_ args: [String]) -> ExitCode {
-        guard let parsed = parse(args, usage: Self.listUsage, command: "catalog list") else { return .usage }
-        if parsed.flag("-h") || parsed.flag("--help") {
-            console.print(Self.listUsage)
-            return .success
+        let usage = CommandUsage(command: "catalog list", text: Self.listUsage, console: console)
+        let parsed: Arguments
+        switch usage.parse(args, valueOptions: ["--catalog"]) {
+        case let .run(arguments): parsed = arguments
+        case let .done(code): return code
         }
         guard parsed.positional.isEmpty else {
-            console.error("soundtrace catalog list: unexpected argument \(parsed.positional[0])\n\n\(Self.listUsage)")
-            return .usage
+            return usage.refuse("unexpected argument \(parsed.positional[0])")
         }
         // The structure only: a 100-hour catalog lists at once instead of after its 250 MB are hashed.
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "catalog list", console: console, check: .structure) else {
@@ -51,14 +51,14 @@ struct CatalogBrowseCommands {
     }
 
     func show(_ args: [String]) -> ExitCode {
-        guard let parsed = parse(args, usage: Self.showUsage, command: "catalog show") else { return .usage }
-        if parsed.flag("-h") || parsed.flag("--help") {
-            console.print(Self.showUsage)
-            return .success
+        let usage = CommandUsage(command: "catalog show", text: Self.showUsage, console: console)
+        let parsed: Arguments
+        switch usage.parse(args, valueOptions: ["--catalog"]) {
+        case let .run(arguments): parsed = arguments
+        case let .done(code): return code
         }
         guard parsed.positional.count == 1 else {
-            console.error("soundtrace catalog show: name exactly one recording id (see: soundtrace catalog list)\n\n\(Self.showUsage)")
-            return .usage
+            return usage.refuse("name exactly one recording id (see: soundtrace catalog list)")
         }
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "catalog show", console: console, check: .structure) else {
             return .inputError
@@ -81,15 +81,6 @@ struct CatalogBrowseCommands {
             "catalog: version \(catalog.manifest.version), sha256 \(catalog.manifest.hash) (as the file states it; `soundtrace catalog verify` checks the contents)"
         )
         return .success
-    }
-
-    private func parse(_ args: [String], usage: String, command: String) -> Arguments? {
-        do {
-            return try Arguments(args, valueOptions: ["--catalog"], flagOptions: ["-h", "--help"])
-        } catch {
-            console.error("soundtrace \(command): \(error)\n\n\(usage)")
-            return nil
-        }
     }
 
     private func duration(_ reference: CatalogReference, _ catalog: Catalog) -> String {

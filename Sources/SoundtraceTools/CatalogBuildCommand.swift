@@ -30,6 +30,9 @@ struct CatalogBuildCommand {
 
     let console: Console
 
+    /// How this command answers a malformed command line or -h.
+    var commandUsage: CommandUsage { CommandUsage(command: "catalog build", text: Self.usage, console: console) }
+
     /// One reference's part of the catalog, from analysing its recording or from the old catalog.
     struct Analysed: Sendable {
         let fingerprint: ReferenceFingerprint
@@ -46,26 +49,17 @@ struct CatalogBuildCommand {
 
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
-        do {
-            parsed = try Arguments(args, valueOptions: ["--manifest", "--out", "--jobs"], flagOptions: ["-h", "--help", "--full"])
-        } catch {
-            console.error("soundtrace catalog build: \(error)\n\n\(Self.usage)")
-            return .usage
-        }
-        if parsed.flag("-h") || parsed.flag("--help") {
-            console.print(Self.usage)
-            return .success
+        switch commandUsage.parse(args, valueOptions: ["--manifest", "--out", "--jobs"], flagOptions: ["--full"]) {
+        case let .run(arguments): parsed = arguments
+        case let .done(code): return code
         }
         guard parsed.positional.isEmpty else {
-            console.error("soundtrace catalog build: unexpected argument \(parsed.positional[0])\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("unexpected argument \(parsed.positional[0])")
         }
         let jobs: Int
         if let text = parsed.value("--jobs") {
             guard let value = Int(text), (1...Self.maximumJobs).contains(value) else {
-                console.error(
-                    "soundtrace catalog build: --jobs takes a whole number from 1 to \(Self.maximumJobs), not '\(text)'\n\n\(Self.usage)")
-                return .usage
+                return commandUsage.refuse("--jobs takes a whole number from 1 to \(Self.maximumJobs), not '\(text)'")
             }
             jobs = value
         } else {

@@ -19,23 +19,19 @@ struct CatalogRemoveCommand {
 
     let console: Console
 
+    /// How this command answers a malformed command line or -h.
+    var commandUsage: CommandUsage { CommandUsage(command: "catalog remove", text: Self.usage, console: console) }
+
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
-        do {
-            parsed = try Arguments(args, valueOptions: ["--manifest", "--catalog"], flagOptions: ["--json", "-h", "--help"])
-        } catch {
-            console.error("soundtrace catalog remove: \(error)\n\n\(Self.usage)")
-            return .usage
-        }
-        if parsed.flag("-h") || parsed.flag("--help") {
-            console.print(Self.usage)
-            return .success
+        switch commandUsage.parse(args, valueOptions: ["--manifest", "--catalog"], flagOptions: ["--json"]) {
+        case let .run(arguments): parsed = arguments
+        case let .done(code): return code
         }
         guard parsed.positional.count == 1 else {
             let problem =
                 parsed.positional.isEmpty ? "name the reference to remove" : "one reference at a time (got \(parsed.positional.count))"
-            console.error("soundtrace catalog remove: \(problem)\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse(problem)
         }
         let id = parsed.positional[0]
         let manifestPath = parsed.value("--manifest") ?? defaultManifestPath

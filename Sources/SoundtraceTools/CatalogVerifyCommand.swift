@@ -28,21 +28,17 @@ struct CatalogVerifyCommand {
 
     let console: Console
 
+    /// How this command answers a malformed command line or -h.
+    var commandUsage: CommandUsage { CommandUsage(command: "catalog verify", text: Self.usage, console: console) }
+
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
-        do {
-            parsed = try Arguments(args, valueOptions: ["--catalog", "--audio-root"], flagOptions: ["-h", "--help"])
-        } catch {
-            console.error("soundtrace catalog verify: \(error)\n\n\(Self.usage)")
-            return .usage
-        }
-        if parsed.flag("-h") || parsed.flag("--help") {
-            console.print(Self.usage)
-            return .success
+        switch commandUsage.parse(args, valueOptions: ["--catalog", "--audio-root"]) {
+        case let .run(arguments): parsed = arguments
+        case let .done(code): return code
         }
         guard parsed.positional.isEmpty else {
-            console.error("soundtrace catalog verify: unexpected argument \(parsed.positional[0])\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("unexpected argument \(parsed.positional[0])")
         }
         let path = parsed.value("--catalog") ?? defaultCatalogPath
         guard let catalog = loadCatalog(path, command: "catalog verify", console: console) else { return .inputError }

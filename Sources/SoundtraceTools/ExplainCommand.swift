@@ -29,30 +29,24 @@ struct ExplainCommand {
 
     let console: Console
 
+    /// How this command answers a malformed command line or -h.
+    var commandUsage: CommandUsage { CommandUsage(command: "explain", text: Self.usage, console: console) }
+
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
-        do {
-            parsed = try Arguments(
-                args, valueOptions: ["--catalog", "--svg", "--device", "--seconds"], flagOptions: ["--json", "-h", "--help"])
-        } catch {
-            console.error("soundtrace explain: \(error)\n\n\(Self.usage)")
-            return .usage
-        }
-        if parsed.flag("-h") || parsed.flag("--help") {
-            console.print(Self.usage)
-            return .success
+        switch commandUsage.parse(args, valueOptions: ["--catalog", "--svg", "--device", "--seconds"], flagOptions: ["--json"]) {
+        case let .run(arguments): parsed = arguments
+        case let .done(code): return code
         }
         if let device = parsed.value("--device") {
             guard parsed.positional.isEmpty else {
-                console.error("soundtrace explain: a file or --device, not both\n\n\(Self.usage)")
-                return .usage
+                return commandUsage.refuse("a file or --device, not both")
             }
             let settings: SessionSettings
             switch MatchCommand.listeningWindow(parsed.value("--seconds")) {
             case let .success(window): settings = window
             case let .failure(problem):
-                console.error("soundtrace explain: \(problem.message)\n\n\(Self.usage)")
-                return .usage
+                return commandUsage.refuse(problem.message)
             }
             guard let catalog = loadCatalog(parsed.value("--catalog"), command: "explain", console: console) else { return .inputError }
             return runLive(
@@ -60,12 +54,10 @@ struct ExplainCommand {
                 svg: parsed.value("--svg"), json: parsed.flag("--json"))
         }
         guard parsed.value("--seconds") == nil else {
-            console.error("soundtrace explain: --seconds sets the listening window of --device; files are explained whole\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("--seconds sets the listening window of --device; files are explained whole")
         }
         guard parsed.positional.count == 1 else {
-            console.error("soundtrace explain: name one WAV file (or --device PCM)\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("name one WAV file (or --device PCM)")
         }
         let file = parsed.positional[0]
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "explain", console: console) else { return .inputError }

@@ -40,35 +40,27 @@ struct MatchCommand {
 
     let console: Console
 
+    /// How this command answers a malformed command line or -h.
+    var commandUsage: CommandUsage { CommandUsage(command: "match", text: Self.usage, console: console) }
+
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
-        do {
-            parsed = try Arguments(
-                args, valueOptions: ["--catalog", "--device", "--seconds"],
-                flagOptions: ["--json", "--explain", "-h", "--help"])
-        } catch {
-            console.error("soundtrace match: \(error)\n\n\(Self.usage)")
-            return .usage
-        }
-        if parsed.flag("-h") || parsed.flag("--help") {
-            console.print(Self.usage)
-            return .success
+        switch commandUsage.parse(args, valueOptions: ["--catalog", "--device", "--seconds"], flagOptions: ["--json", "--explain"]) {
+        case let .run(arguments): parsed = arguments
+        case let .done(code): return code
         }
         if let device = parsed.value("--device") { return live(device: device, parsed) }
         guard parsed.value("--seconds") == nil else {
-            console.error("soundtrace match: --seconds sets the listening window of --device; files are matched whole\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("--seconds sets the listening window of --device; files are matched whole")
         }
         guard !parsed.positional.isEmpty else {
-            console.error("soundtrace match: name at least one WAV file to match\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("name at least one WAV file to match")
         }
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "match", console: console) else { return .inputError }
         let json = parsed.flag("--json")
         let explain = parsed.flag("--explain")
         guard !explain || json else {
-            console.error("soundtrace match: --explain adds fields to --json output; pass both\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("--explain adds fields to --json output; pass both")
         }
         var status = ExitCode.success
         for file in parsed.positional {
@@ -98,23 +90,19 @@ struct MatchCommand {
 
     private func live(device: String, _ parsed: Arguments) -> ExitCode {
         guard parsed.positional.isEmpty else {
-            console.error("soundtrace match: --device listens live; do not also name files (\(parsed.positional[0]))\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("--device listens live; do not also name files (\(parsed.positional[0]))")
         }
         guard !parsed.flag("--explain") else {
-            console.error("soundtrace match: --explain is for files; live results carry their evidence already\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("--explain is for files; live results carry their evidence already")
         }
         guard !device.isEmpty, device.count <= 200, !device.unicodeScalars.contains(where: { $0.value < 32 }) else {
-            console.error("soundtrace match: --device needs an ALSA device name such as default or plughw:1,0\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse("--device needs an ALSA device name such as default or plughw:1,0")
         }
         let settings: SessionSettings
         switch Self.listeningWindow(parsed.value("--seconds")) {
         case let .success(window): settings = window
         case let .failure(problem):
-            console.error("soundtrace match: \(problem.message)\n\n\(Self.usage)")
-            return .usage
+            return commandUsage.refuse(problem.message)
         }
         guard let catalog = loadCatalog(parsed.value("--catalog"), command: "match", console: console) else { return .inputError }
         return LiveMatchCommand(console: console).run(
