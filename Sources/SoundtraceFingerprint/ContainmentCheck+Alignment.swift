@@ -98,6 +98,7 @@ extension ContainmentCheck {
                 cells: upper - lower, shortfallQ12: measured.shortfall / measured.counted,
                 clearanceQ8: measured.clearance / measured.counted, surplusQ12: measured.surplus / measured.counted,
                 heardRangeQ8: heardRange / bands)
+            check.alignedCells = cells
             // Something was added (people talking, most often): what it added must not make the
             // rest look short. The surplus stays as first measured: it is what was added. Only over
             // enough of the recording: in a shorter stretch, a piece that keeps one layer can find a

@@ -27,6 +27,9 @@
 struct ContainmentCheck: Equatable {
     /// Reference level frames compared (each covers every band).
     let cells: Int
+    /// Reference level frames that lined up with what was heard, before the quiet ends were left
+    /// out: how long a stretch was heard (never fewer than `cells`; 0 where not counted).
+    var alignedCells = 0
     /// Mean shortfall below the expected level, log2 Q12 (4096 = 3.01 dB).
     let shortfallQ12: Int
     /// How far the reference's loudest level (times the gain) stands above the heard noise floor,
@@ -72,10 +75,18 @@ struct ContainmentCheck: Equatable {
         return range >= p.containmentLowMinHeardRangeQ8 && shortfall > p.containmentLowMaxShortfallQ12
     }
 
+    /// Whether what was heard stood little above its noise floor while the signatures disagree as
+    /// noise makes them: then a short stretch cannot tell the recording from a piece that keeps
+    /// only its melody, and every tier wants `containmentNoisyMinCells` level frames.
+    func heardThroughNoise(_ p: EngineParameters, signature: SignatureCheck) -> Bool {
+        clearanceQ8 < p.containmentNoisyClearanceQ8 && signature.errorRateQ12 >= p.containmentNoisyErrorRateQ12
+    }
+
     /// Which bar the alignment passed in the bands above 300 Hz, nil when it passed none (`passes`
     /// also asks the low bands).
     func tier(_ p: EngineParameters, signature: SignatureCheck) -> ContainmentTier? {
         guard cells >= p.containmentMinCells else { return nil }
+        guard !heardThroughNoise(p, signature: signature) || max(cells, alignedCells) >= p.containmentNoisyMinCells else { return nil }
         let shortfallQ12 = decidingShortfallQ12
         if shortfallQ12 <= p.containmentMaxShortfallQ12 { return .nothingMissing }
         guard shortfallQ12 <= p.containmentColouredMaxShortfallQ12 else { return nil }

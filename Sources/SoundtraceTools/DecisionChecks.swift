@@ -51,6 +51,9 @@ enum DecisionChecks {
         let closeRate = Double(p.containmentCloseErrorRateQ12) / 4096
         let quietRate = Double(p.containmentQuietMaxErrorRateQ12) / 4096
         let quietSurplusBar = Double(p.containmentQuietMaxSurplusQ12) / 4096 * 3.0103
+        // To a tenth of a dB: the bar is a whole number of dB in log2 Q8, which rounds.
+        let noisyClearance = (Double(p.containmentNoisyClearanceQ8) / 256 * 3.0103 * 10).rounded() / 10
+        let noisyRate = Double(p.containmentNoisyErrorRateQ12) / 4096
         let shortfall = v.containmentShortfallDecibels
         let surplus = v.containmentSurplusDecibels ?? 0
         checks.append(
@@ -58,12 +61,18 @@ enum DecisionChecks {
                 name: "containment: heard level short of the recording's (and above it)",
                 value: shortfall.map {
                     let gain = v.containmentGainSteadied ? " (sound was added: gain from the steadiest half of the frames)" : ""
-                    return "\(fmt($0)) dB short\(gain), \(fmt(surplus)) dB above, over \(v.containmentCells ?? 0) level frames"
+                    let clear =
+                        v.containmentClearanceDecibels.map { ", the recording's loud end \(fmt($0)) dB above the heard noise floor" } ?? ""
+                    let cells = v.containmentCells ?? 0
+                    let aligned = v.containmentAlignedCells.map { $0 > cells ? " of \($0) heard" : "" } ?? ""
+                    return "\(fmt($0)) dB short\(gain), \(fmt(surplus)) dB above, over \(cells) level frames\(aligned)\(clear)"
                 } ?? "not measured",
                 bar:
                     "at most \(fmt(strict)) dB short, or \(fmt(coloured)) dB with signatures within \(fmt(colouredRate)) "
                     + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate))), "
-                    + "or within \(fmt(quietRate)) and at most \(fmt(quietSurplusBar)) dB above over \(p.containmentQuietMinCells) frames or more",
+                    + "or within \(fmt(quietRate)) and at most \(fmt(quietSurplusBar)) dB above over \(p.containmentQuietMinCells) frames or more; "
+                    + "heard under \(fmt(noisyClearance)) dB above the noise floor with signatures \(fmt(noisyRate)) apart or more, "
+                    + "over \(p.containmentNoisyMinCells) frames heard or more",
                 passed: v.containmentAbovePassed))
         let lowBar = Double(p.containmentLowMaxShortfallQ12) / 4096 * 3.0103
         // To a tenth of a dB: the bar is a whole number of dB in log2 Q8, which rounds.

@@ -142,6 +142,7 @@ struct MatchCommand {
                 ("alignmentScore", verdict.alignmentScore.map { Text.seconds($0) } ?? "null"),
                 ("containmentShortfall", verdict.containmentShortfallDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentCells", verdict.containmentCells.map(String.init) ?? "null"),
+                ("containmentAlignedCells", verdict.containmentAlignedCells.map(String.init) ?? "null"),
                 ("containmentClearance", verdict.containmentClearanceDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentSurplus", verdict.containmentSurplusDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentLowShortfall", verdict.containmentLowShortfallDecibels.map { Text.seconds($0) } ?? "null"),

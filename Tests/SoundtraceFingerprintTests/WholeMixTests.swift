@@ -30,6 +30,29 @@ import Testing
                 <= Double(Self.catalog.parameters.containmentMaxShortfallQ12))
     }
 
+    /// The same recording in deep noise (pink, 8 dB over the music): 3 s of it is too short a
+    /// stretch to be named (`containmentNoisyMinCells`), and is named without that bar; 5 s of it
+    /// are named. Both report how many level frames lined up.
+    @Test func inDeepNoiseThreeSecondsAreTooShortAndFiveAreNot() throws {
+        func heard(seconds: Int, _ catalog: Catalog = Self.catalog) throws -> Verdict {
+            let clean = TestAudio.excerpt(Self.references[1].1, from: 20 * Self.rate, count: seconds * Self.rate)
+            return try TestAudio.match(TestAudio.addPinkNoise(clean, snrDB: -8, seed: 3), catalog)
+        }
+        let p = Self.catalog.parameters
+        let short = try heard(seconds: 3)
+        #expect(!short.isMatch && short.candidate == 1 && short.score >= p.minAlignedHits)
+        #expect(try #require(short.containmentAlignedCells) < p.containmentNoisyMinCells)
+        #expect(try #require(short.containmentClearanceDecibels) * 256 / 3.0103 < Double(p.containmentNoisyClearanceQ8))
+        #expect(try #require(short.signatureErrorRate) * 4096 >= Double(p.containmentNoisyErrorRateQ12))
+        var anyLength = p
+        anyLength.containmentNoisyMinCells = 0
+        let unbarred = try heard(seconds: 3, TestAudio.catalog(Self.references.map { (id: $0.0, audio: $0.1) }, parameters: anyLength).0)
+        #expect(unbarred.isMatch && unbarred.candidate == 1)
+        let long = try heard(seconds: 5)
+        #expect(long.isMatch && long.candidate == 1)
+        #expect(try #require(long.containmentAlignedCells) >= p.containmentNoisyMinCells)
+    }
+
     /// A derivative of piece 0: layer `kept` verbatim, the other three replaced by new voices.
     static func derivative(keeping kept: Int) -> PCMAudio {
         var layers: [UInt64] = [31, 32, 33, 34]
@@ -116,6 +139,28 @@ import Testing
         let signature = Self.signature(disagreeing: errorRate)
         #expect(containment.passes(p, signature: signature) == passes)
         #expect((containment.tier(p, signature: signature) == .colouredInNoise) == passes)
+    }
+
+    /// Heard through noise (EngineParameters.containmentNoisyMinCells): a short stretch cannot tell
+    /// the recording from a piece that keeps only its melody, so every tier wants more of it. Heard
+    /// clearly, or with signatures as close as noise leaves a recording's, a short stretch is enough.
+    /// The stretch is what lined up, quiet ends included: deep noise leaves some ends at the floor.
+    @Test(arguments: [
+        (compared: 22, aligned: 22, clearance: 9.1, errorRate: 0.31, passes: false),  // a tuning kept lead, 3 s at 0 dB (run 22)
+        (compared: 24, aligned: 24, clearance: 15.9, errorRate: 0.20, passes: false),  // just inside both bars
+        (compared: 25, aligned: 25, clearance: 9.1, errorRate: 0.31, passes: true),  // long enough
+        (compared: 20, aligned: 37, clearance: 2.3, errorRate: 0.38, passes: true),  // 5 s, its ends at the floor
+        (compared: 22, aligned: 22, clearance: 16.1, errorRate: 0.31, passes: true),  // heard clearly
+        (compared: 22, aligned: 22, clearance: 9.1, errorRate: 0.19, passes: true)  // signatures close
+    ])
+    func aShortStretchHeardThroughNoiseIsNotEnough(compared: Int, aligned: Int, clearance: Double, errorRate: Double, passes: Bool) {
+        let p = EngineParameters()
+        var containment = ContainmentCheck(
+            cells: compared, shortfallQ12: Self.q12(0.048), clearanceQ8: Int(clearance / 3.0103 * 256), surplusQ12: Self.q12(0.008))
+        containment.alignedCells = aligned
+        let signature = Self.signature(disagreeing: errorRate)
+        #expect(containment.passes(p, signature: signature) == passes)
+        #expect(containment.heardThroughNoise(p, signature: signature) == (clearance < 16 && errorRate >= 0.2))
     }
 
     /// Decibels as the containment check's log2 Q12 units.
