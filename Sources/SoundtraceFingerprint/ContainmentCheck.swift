@@ -30,6 +30,8 @@ struct ContainmentCheck: Equatable {
     /// Reference level frames that lined up with what was heard, before the quiet ends were left
     /// out: how long a stretch was heard (never fewer than `cells`; 0 where not counted).
     var alignedCells = 0
+    /// How long a stretch was heard, in level frames: `alignedCells` where counted, else `cells`.
+    var heardCells: Int { max(cells, alignedCells) }
     /// Mean shortfall below the expected level, log2 Q12 (4096 = 3.01 dB).
     let shortfallQ12: Int
     /// How far the reference's loudest level (times the gain) stands above the heard noise floor,
@@ -86,7 +88,7 @@ struct ContainmentCheck: Equatable {
     /// also asks the low bands).
     func tier(_ p: EngineParameters, signature: SignatureCheck) -> ContainmentTier? {
         guard cells >= p.containmentMinCells else { return nil }
-        guard !heardThroughNoise(p, signature: signature) || max(cells, alignedCells) >= p.containmentNoisyMinCells else { return nil }
+        guard !heardThroughNoise(p, signature: signature) || heardCells >= p.containmentNoisyMinCells else { return nil }
         let shortfallQ12 = decidingShortfallQ12
         if shortfallQ12 <= p.containmentMaxShortfallQ12 { return .nothingMissing }
         guard shortfallQ12 <= p.containmentColouredMaxShortfallQ12 else { return nil }

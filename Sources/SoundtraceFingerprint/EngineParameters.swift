@@ -242,12 +242,12 @@ public struct EngineParameters: Sendable, Equatable {
     /// `containmentNoisyClearanceQ8` (log2 Q8: 1361 is 16 dB) above the heard noise floor and the
     /// signatures disagree at `containmentNoisyErrorRateQ12` (0.20) or more, every tier needs at
     /// least `containmentNoisyMinCells` level frames lined up with what was heard (about 3.3 s of
-    /// audio): a live session in noise answers a second or so later instead of on its first 3 s.
+    /// audio): a live session at 0 dB answered 0.5–0.8 s later (median) instead of on its first 3 s.
     /// Set on the tuning and dev sets (2026-12-05, session 31, run 23): it refuses those 18 and
     /// dev3's two and changes no 5 s answer of any of the four sets, but 3 s excerpts in noise
     /// become no-matches (tuning: 9, 45 and 56 of 84 at +5, 0 and −5 dB). On the blind set, run
     /// once, it refused only the 3 s ones: 63 of its 1,296 noisy derivatives are still named, 62
-    /// of them 5 and 10 s excerpts (docs/BENCHMARKS.md, "Run 23").
+    /// of them 5 and 10 s excerpts (docs/BENCHMARKS.md, "In noise, a short stretch is not enough").
     public var containmentNoisyClearanceQ8 = 1361
     public var containmentNoisyErrorRateQ12 = 4096 * 20 / 100
     public var containmentNoisyMinCells = 25

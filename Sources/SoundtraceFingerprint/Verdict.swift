@@ -86,7 +86,7 @@ public struct Verdict: Sendable, Equatable {
     public var containmentShortfallDecibels: Double? { containment?.shortfallDecibels }
     public var containmentCells: Int? { containment?.cells }
     /// Level frames lined up with what was heard, quiet ends included (`ContainmentCheck.alignedCells`).
-    public var containmentAlignedCells: Int? { containment.map { max($0.cells, $0.alignedCells) } }
+    public var containmentAlignedCells: Int? { containment?.heardCells }
     public var containmentSurplusDecibels: Double? { containment?.surplusDecibels }
     /// Whether so much was added (people talking, most often) that the shortfall was measured with
     /// each band's steadiest gain (`ContainmentCheck.steadiestGainShortfallQ12`).

@@ -51,8 +51,7 @@ enum DecisionChecks {
         let closeRate = Double(p.containmentCloseErrorRateQ12) / 4096
         let quietRate = Double(p.containmentQuietMaxErrorRateQ12) / 4096
         let quietSurplusBar = Double(p.containmentQuietMaxSurplusQ12) / 4096 * 3.0103
-        // To a tenth of a dB: the bar is a whole number of dB in log2 Q8, which rounds.
-        let noisyClearance = (Double(p.containmentNoisyClearanceQ8) / 256 * 3.0103 * 10).rounded() / 10
+        let noisyClearance = tenthsOfDecibels(q8: p.containmentNoisyClearanceQ8)
         let noisyRate = Double(p.containmentNoisyErrorRateQ12) / 4096
         let shortfall = v.containmentShortfallDecibels
         let surplus = v.containmentSurplusDecibels ?? 0
@@ -75,8 +74,7 @@ enum DecisionChecks {
                     + "over \(p.containmentNoisyMinCells) frames heard or more",
                 passed: v.containmentAbovePassed))
         let lowBar = Double(p.containmentLowMaxShortfallQ12) / 4096 * 3.0103
-        // To a tenth of a dB: the bar is a whole number of dB in log2 Q8, which rounds.
-        let lowGate = (Double(p.containmentLowMinHeardRangeQ8) / 256 * 3.0103 * 10).rounded() / 10
+        let lowGate = tenthsOfDecibels(q8: p.containmentLowMinHeardRangeQ8)
         checks.append(
             DecisionCheck(
                 name: "containment below 300 Hz: heard level short of the recording's",
@@ -113,6 +111,9 @@ enum DecisionChecks {
         let best = v.candidate.map { "the best candidate, \"\(catalog.references[$0].audio.title)\", " } ?? ""
         return "No match: \(best)failed \(failed.isEmpty ? "to stand out" : failed.joined(separator: "; "))."
     }
+
+    /// A bar in log2 Q8 as decibels to a tenth: bars set as whole decibels round in log2 Q8.
+    static func tenthsOfDecibels(q8: Int) -> Double { (Double(q8) / 256 * 3.0103 * 10).rounded() / 10 }
 
     static func fmt(_ x: Double) -> String {
         let r = (x * 1000).rounded() / 1000
