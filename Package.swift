@@ -61,16 +61,35 @@ let package = Package(
             path: "Sources/CGPIOD"
         ),
         // libmosquitto's header (Debian's libmosquitto-dev), not its library: CMosquitto loads
-        // libmosquitto.so.1 when MQTT is configured, because linking it would bring OpenSSL into
+        // libmosquitto.so.1 for a TLS link only, because linking it would bring OpenSSL into
         // every process (its header says how much). No pkgConfig: it would add -lmosquitto.
         .systemLibrary(
             name: "CLibmosquitto",
             path: "Sources/CLibmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // The MQTT client library itself, without TLS: Debian's mosquitto sources, fetched at set-up
+        // time (scripts/fetch-mosquitto.sh puts them in Sources/CMosquittoBuiltin/vendor, which is
+        // never committed) and compiled in, for brokers reached over plain TCP. Hidden, so that
+        // Debian's libmosquitto1, loaded for TLS, never binds to this copy's functions; its own
+        // warnings are not ours to fix.
+        .target(
+            name: "CMosquittoBuiltin",
+            path: "Sources/CMosquittoBuiltin",
+            exclude: [
+                "vendor/include", "vendor/deps", "vendor/config.h", "vendor/LICENSE.txt", "vendor/edl-v10", "vendor/epl-v20",
+                "vendor/SOURCE"
+            ],
+            sources: ["vendor/lib", "builtin.c"],
+            publicHeadersPath: "include",
+            cSettings: [
+                .headerSearchPath("vendor"), .headerSearchPath("vendor/include"), .headerSearchPath("vendor/lib"),
+                .headerSearchPath("vendor/deps"), .unsafeFlags(["-fvisibility=hidden", "-w"])
+            ]
+        ),
         .target(
             name: "CMosquitto",
-            dependencies: ["CLibmosquitto"],
+            dependencies: ["CLibmosquitto", "CMosquittoBuiltin"],
             path: "Sources/CMosquitto"
         ),
         // Hardware and OS edges: ALSA capture, GPIO lines, TCP, sd_notify, the MQTT broker link.

@@ -109,10 +109,33 @@ strip --strip-all "$tree/usr/bin/soundtrace" || die "strip failed on the staged 
 (cd "$out_dir" && objcopy --add-gnu-debuglink="$(basename "$debug_file")" "$tree/usr/bin/soundtrace") \
     || die "objcopy could not link the binary to its debug information"
 install -d -m 0755 "$tree/usr/share/doc/soundtrace"
-cat > "$tree/usr/share/doc/soundtrace/copyright" <<EOF
+# The binary carries two third-party libraries compiled in (PROVENANCE.md): their notices go with it.
+kissfft_license="$root/Sources/CKissFFT/vendor/COPYING"
+mosquitto_license="$root/Sources/CMosquittoBuiltin/vendor/edl-v10"
+[ -f "$kissfft_license" ] || die "no $kissfft_license (scripts/fetch-kissfft.sh fetches it)"
+[ -f "$mosquitto_license" ] || die "no $mosquitto_license (scripts/fetch-mosquitto.sh fetches it)"
+{
+    cat <<EOF
 Soundtrace, offline recognizer for a small permitted catalog of recordings.
 The bundled recordings and their licenses are listed in PROVENANCE, next to this file.
+
+Compiled into /usr/bin/soundtrace:
+
+- KissFFT (Debian source package kissfft), BSD-3-Clause:
+
 EOF
+    sed 's/^/    /' "$kissfft_license"
+    cat <<EOF
+
+- The MQTT client library of Eclipse Mosquitto (Debian source package mosquitto,
+  $(cat "$root/Sources/CMosquittoBuiltin/vendor/SOURCE"), without TLS), used under the Eclipse
+  Distribution License 1.0 (BSD-3-Clause), one of its two licences. Its files say:
+
+EOF
+    grep -h "Copyright (c)" "$root"/Sources/CMosquittoBuiltin/vendor/lib/* | sed 's/^[ *]*/    /' | sort -u
+    echo
+    sed 's/^/    /' "$mosquitto_license"
+} > "$tree/usr/share/doc/soundtrace/copyright"
 install -m 0644 "$root/PROVENANCE.md" "$tree/usr/share/doc/soundtrace/PROVENANCE"
 [ -f "$root/docs/DEPLOY.md" ] && install -m 0644 "$root/docs/DEPLOY.md" "$tree/usr/share/doc/soundtrace/DEPLOY.md"
 chmod -R u+rwX,go+rX,go-w "$tree"

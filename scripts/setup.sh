@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what building and testing Soundtrace needs on Debian 12, and fetches KissFFT's sources.
+# Installs what building and testing Soundtrace needs on Debian 12, and fetches KissFFT's and the
+# MQTT client library's sources (from Debian's source packages).
 # Idempotent: installs only missing packages, fetches only missing sources.
 set -euo pipefail
 
@@ -13,7 +14,8 @@ packages+=(python3-pip)
 packages+=(librsvg2-bin)
 packages+=(iproute2 util-linux)
 # soundtraced's MQTT link: libmosquitto's header to build (the daemon loads libmosquitto1 at run
-# time), and a real broker and its command-line clients for MQTTAcceptanceTests, which makes the
+# time for TLS; plain TCP uses the library compiled in from Debian's sources, scripts/fetch-mosquitto.sh,
+# which needs dpkg-source from dpkg-dev, below), and a real broker and its command-line clients for MQTTAcceptanceTests, which makes the
 # TLS broker's certificates with the openssl command.
 packages+=(libmosquitto-dev mosquitto mosquitto-clients openssl)
 # Deployment tests: systemd-analyze and systemd-sysusers (systemd), dpkg-shlibdeps (dpkg-dev),
@@ -51,3 +53,4 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 "$(dirname "$0")/fetch-kissfft.sh"
+"$(dirname "$0")/fetch-mosquitto.sh"

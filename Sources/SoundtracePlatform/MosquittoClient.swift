@@ -53,13 +53,19 @@ public final class MosquittoClient {
     /// Collected by the callbacks; the owner takes them with `takeEvents`.
     private var events: [Event] = []
 
-    /// Loads libmosquitto (on first use) and prepares a client; nothing touches the network yet.
+    /// Takes the MQTT library (Debian's libmosquitto, loaded on first use, for TLS; the built-in one
+    /// otherwise) and prepares a client; nothing touches the network yet.
     public init(_ options: Options) throws(Failure) {
         self.options = options
         var error = [CChar](repeating: 0, count: 256)
-        guard let library = soundtrace_mosquitto_load(&error, error.count) else {
+        // Plain TCP uses the library compiled in; TLS needs Debian's, which brings OpenSSL.
+        let tls = options.tlsCAFile != nil
+        guard let library = soundtrace_mosquitto_load(tls ? 1 : 0, &error, error.count) else {
             let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw Failure(description: "cannot load libmosquitto: \(reason); install the libmosquitto1 package")
+            throw Failure(
+                description: tls
+                    ? "cannot load libmosquitto, which a TLS link (mqtt_tls_ca_file) needs: \(reason); install the libmosquitto1 package"
+                    : "cannot use the built-in MQTT library: \(reason)")
         }
         self.library = library
         let lib = library.pointee

@@ -291,6 +291,13 @@ import Testing
                 return parts.count == 2 && parts[0] == "NEEDED" && parts[1].hasPrefix("libgpiod.so.")
             }, "\(daemonLibraries)")
         #expect(dependedOn.contains { $0.hasPrefix("libgpiod") }, "\(depends)")
+
+        // The libraries compiled into the binary travel with their notices, and the MQTT one is
+        // there without libmosquitto's OpenSSL: no TLS library is loaded at start.
+        let copyright = try String(contentsOfFile: tree + "/usr/share/doc/soundtrace/copyright", encoding: .utf8)
+        #expect(copyright.contains("KissFFT") && copyright.contains("Mark Borgerding"), "\(copyright)")
+        #expect(copyright.contains("Eclipse Distribution License") && copyright.contains("Roger Light"), "\(copyright)")
+        #expect(!daemonLibraries.contains("libmosquitto") && !daemonLibraries.contains("libssl"), "\(daemonLibraries)")
     }
 
     /// The Debian package that provides a shared library, looked up the way the dynamic linker finds it.

@@ -29,6 +29,18 @@ import Testing
         }
     }
 
+    /// The files of the shared libraries a running daemon has mapped.
+    static func mappedLibraries(_ daemon: DaemonProcess) throws -> Set<String> {
+        // Read to the end: /proc files report a size of 0, and a sized read stops after one page.
+        let file = try #require(FileHandle(forReadingAtPath: "/proc/\(daemon.child.pid)/maps"))
+        defer { try? file.close() }
+        let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        return Set(
+            maps.split(separator: "\n").compactMap { line in line.split(separator: " ").last.map(String.init) }.filter {
+                $0.contains(".so")
+            })
+    }
+
     @Test func stateRecognitionsAndCommandsTravelThroughTheBroker() throws {
         let broker = try MosquittoBroker(name: "commands")
         let prefix = "kiosks/hall-1"
@@ -40,6 +52,10 @@ import Testing
         let catalog = try subscriber.waitFor("the catalog") { $0.topic == prefix + "/catalog" }
         #expect(catalog.payload.contains(#""hash":"\#(mics.catalog.manifest.hash)""#), "\(catalog)")
         #expect(try waitForStatus(daemon) { $0 == "connected" } == "connected")
+        // Plain TCP goes through the MQTT library compiled into the binary: neither Debian's
+        // libmosquitto nor the OpenSSL it is linked against is mapped (docs/BENCHMARKS.md, "The MQTT link").
+        let mapped = try Self.mappedLibraries(daemon)
+        #expect(!mapped.contains { $0.contains("libmosquitto") || $0.contains("libssl") || $0.contains("libcrypto") }, "\(mapped)")
 
         // A listen from the command topic: a session like any other, its recognition published.
         var seen = subscriber.messages.count
@@ -167,6 +183,9 @@ import Testing
         defer { good.stop() }
         #expect(try waitForStatus(good) { $0 == "connected" } == "connected")
         #expect(good.log.contains("MQTT: connected to 127.0.0.1"), "\(good.log)")
+        // TLS is Debian's libmosquitto1 with its OpenSSL, loaded for this link only.
+        let mapped = try Self.mappedLibraries(good)
+        #expect(mapped.contains { $0.contains("libmosquitto.so") } && mapped.contains { $0.contains("libssl") }, "\(mapped)")
 
         // A CA that did not sign the broker's certificate: refused, and status says what to check.
         let stranger = broker.directory + "/stranger"

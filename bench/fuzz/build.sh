@@ -16,6 +16,7 @@ shift $(( $# > 0 ? 1 : 0 ))
 command -v swiftc >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
 mkdir -p "$out"
 [ -f "$repo/Sources/CKissFFT/vendor/kiss_fft.c" ] || "$repo/scripts/fetch-kissfft.sh"
+[ -f "$repo/Sources/CMosquittoBuiltin/vendor/SOURCE" ] || "$repo/scripts/fetch-mosquitto.sh"
 
 # -O as in the shipped build (bounds and overflow checks stay on); -enable-testing so harnesses
 # reach internal parsers through @testable import; Swift 6 mode, as Package.swift sets.
@@ -62,12 +63,21 @@ if stale "$out/CGPIOD.o" "$repo/Sources/CGPIOD" "$0"; then
 fi
 
 # The MQTT loader (Sources/CMosquitto, which SoundtracePlatform imports) likewise: a module map for
-# its header and one object; it dlopens libmosquitto itself, so nothing more is linked.
+# its header, and one object of the loader and the built-in MQTT library (Sources/CMosquittoBuiltin,
+# compiled as Package.swift compiles it, hidden and without TLS); it dlopens Debian's libmosquitto
+# itself for TLS, so nothing more is linked.
 module_map CMosquitto "$repo/Sources/CMosquitto/include/soundtrace_mosquitto.h"
-if stale "$out/CMosquitto.o" "$repo/Sources/CMosquitto" "$0"; then
+if stale "$out/CMosquitto.o" "$repo/Sources/CMosquitto" "$repo/Sources/CMosquittoBuiltin" "$0"; then
   echo "build: CMosquitto"
-  clang -O2 -fsanitize=fuzzer-no-link,address -I "$repo/Sources/CMosquitto/include" \
-    -c "$repo/Sources/CMosquitto/mosquitto_loader.c" -o "$out/CMosquitto.o"
+  builtin="$repo/Sources/CMosquittoBuiltin"
+  rm -rf "$out/mosquitto" && mkdir -p "$out/mosquitto"
+  for c in "$builtin"/vendor/lib/*.c "$builtin/builtin.c"; do
+    clang -O2 -w -fvisibility=hidden -I "$builtin/include" -I "$builtin/vendor" -I "$builtin/vendor/include" \
+      -I "$builtin/vendor/lib" -I "$builtin/vendor/deps" -c "$c" -o "$out/mosquitto/$(basename "$c" .c).o"
+  done
+  clang -O2 -fsanitize=fuzzer-no-link,address -I "$repo/Sources/CMosquitto/include" -I "$builtin/include" \
+    -c "$repo/Sources/CMosquitto/mosquitto_loader.c" -o "$out/mosquitto/loader.o"
+  ld -r -o "$out/CMosquitto.o" "$out"/mosquitto/*.o
 fi
 
 # module NAME: one object and module for Sources/NAME, in dependency order.

@@ -2,8 +2,9 @@
 """What the MQTT link adds to an idle soundtraced: the daemon started N times without MQTT and N
 times with mqtt_host pointing at a mosquitto of its own on a loopback port (connected, Home
 Assistant discovery on), each measured once idle (3 s after `mqtt: connected`, or after ready):
-VmRSS, RssAnon, RssFile, PSS, and the RSS of the mappings the link brings (libmosquitto,
-libssl, libcrypto). Then wakeups: the daemon's context switches over an idle window, both ways.
+VmRSS, RssAnon, RssFile, PSS, and the RSS of the mappings of Debian's libmosquitto, libssl and
+libcrypto (none for a plain-TCP link since the MQTT library is compiled in: its pages count with the
+binary's). Then wakeups: the daemon's context switches over an idle window, both ways.
 
     bench/mqtt/memory.py --binary PATH [--runs N] [--idle-seconds S]
 

@@ -1,8 +1,11 @@
-// libmosquitto, loaded on first use instead of linked. Linked, libmosquitto.so.1 brings libssl and
-// libcrypto into every process that starts the binary (the CLI, and the daemon with MQTT off):
-// about 1.8 MB more resident memory, measured with a program that only links it, against a
-// daemon budget of 10 MB with half a megabyte to spare. Loaded with dlopen only when mqtt_host is
-// set, it costs nothing otherwise.
+// libmosquitto, reached through a table of its functions rather than linked. Debian's
+// libmosquitto.so.1 is always linked against libssl and libcrypto: linked into the binary, it would
+// bring about 1.8 MB more resident memory into every process that starts it (the CLI, and the
+// daemon with MQTT off), measured with a program that only links it; loaded for a plain-TCP link,
+// those 1.8 MB against the link's budget of half a megabyte (docs/BENCHMARKS.md, "The MQTT link").
+// So a plain-TCP link uses the same library compiled into the binary without TLS
+// (CMosquittoBuiltin, from Debian's mosquitto sources), and a TLS link (mqtt_tls_ca_file) loads
+// Debian's libmosquitto1 with dlopen.
 //
 // The table's members have the types of <mosquitto.h>'s own declarations (__typeof__), so a call
 // through them is checked by the compiler as a direct call would be.
@@ -39,9 +42,10 @@ typedef struct {
     __typeof__(mosquitto_connack_string) *connack_string;
 } soundtrace_mosquitto_library;
 
-/// Loads libmosquitto.so.1 once (later calls return the same table) and calls mosquitto_lib_init.
+/// The library for a link with TLS (`tls` non-zero: Debian's libmosquitto.so.1, loaded once) or
+/// without (the compiled-in one), after mosquitto_lib_init; later calls return the same table.
 /// NULL when it cannot be loaded; then `error` holds why (dlerror's text), NUL-terminated.
 /// Not thread-safe: call it from one thread (the daemon's MQTT thread).
-const soundtrace_mosquitto_library *soundtrace_mosquitto_load(char *error, size_t error_size);
+const soundtrace_mosquitto_library *soundtrace_mosquitto_load(int tls, char *error, size_t error_size);
 
 #endif
