@@ -17,6 +17,8 @@ enum FleetStartup {
         options.tlsCAFile = settings.tlsCAFile
         options.willTopic = topics.availability
         options.willPayload = "offline"
+        // One byte more than a command may have, so that a longer one is refused rather than cut.
+        options.messageBytesKept = FleetCommand.maximumPayloadBytes + 1
         if let ca = settings.tlsCAFile, access(ca, R_OK) != 0 {
             throw DaemonStartup.Failure(description: "cannot read mqtt_tls_ca_file \(ca): \(String(cString: strerror(errno)))")
         }

@@ -30,6 +30,9 @@ public final class MosquittoClient {
         public var tlsCAFile: String?
         /// Seconds between keepalive pings on an idle link; the broker drops a link silent for 1.5 of them.
         public var keepAliveSeconds: Int
+        /// Bytes of a received message's payload kept for the owner; the rest is dropped here, so
+        /// that a huge message on a subscribed topic is not copied (libmosquitto has held it whole).
+        public var messageBytesKept = 4096
         /// Published (retained) by the broker when the link dies without a clean disconnect.
         public var willTopic: String?
         public var willPayload = ""
@@ -223,7 +226,7 @@ public final class MosquittoClient {
 
     private func received(_ message: mosquitto_message) {
         guard let topic = message.topic else { return }
-        let count = Int(max(0, message.payloadlen))
+        let count = min(Int(max(0, message.payloadlen)), options.messageBytesKept)
         let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
         events.append(.message(topic: String(cString: topic), payload: payload))
     }

@@ -54,7 +54,7 @@ struct DaemonCommand: Sendable {
             arguments = try argument.validate(parsed.positional).get()
             options = try DaemonOptions(parsed, environment: environment)
         } catch {
-            return usageError("\(error)", console: console)
+            return CommandUsage(command: name, text: usage, console: console).refuse("\(error)")
         }
         let context = DaemonContext(
             command: self, console: console, environment: environment, options: options,
@@ -65,11 +65,6 @@ struct DaemonCommand: Sendable {
             console.error("soundtrace \(name): \(error)")
             return error.exitCode
         }
-    }
-
-    func usageError(_ message: String, console: Console) -> ExitCode {
-        console.error("soundtrace \(name): \(message)\n\n\(usage)")
-        return .usage
     }
 }
 

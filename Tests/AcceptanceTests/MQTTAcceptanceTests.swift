@@ -84,6 +84,14 @@ import Testing
             $0.topic == prefix + "/reply" && $0.payload.contains(#""ok":false"#)
         }
         #expect(refusal.payload.contains("unknown command \\\"format disk\\\""), "\(refusal)")
+        // A command padded far past its limit is refused whole, not read as the word it starts with.
+        seen = subscriber.messages.count
+        try broker.publish(prefix + "/command", "listen" + String(repeating: " ", count: 100_000))
+        let tooLong = try subscriber.waitFor("the refusal of a long command", after: seen) {
+            $0.topic == prefix + "/reply" && $0.payload.contains(#""ok":false"#)
+        }
+        #expect(tooLong.payload.contains("a command is at most 256 bytes"), "\(tooLong)")
+        #expect(try client.command("status").value("state") == "idle")
         // A clean stop says offline itself (a clean disconnect does not fire the last will).
         seen = subscriber.messages.count
         #expect(daemon.stop() == 0)

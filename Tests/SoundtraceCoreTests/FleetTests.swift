@@ -51,6 +51,20 @@ import Testing
         }
     }
 
+    @Test func aPayloadOverTheLimitIsRefusedWholeNotReadInPart() throws {
+        let padded = "listen" + String(repeating: " ", count: FleetCommand.maximumPayloadBytes - "listen".count)
+        #expect(FleetCommand.parse(Array(padded.utf8)) == .success(.listen))
+        // One byte more: what would have been cut off is never read, the whole payload is refused.
+        for tail in [" ", "x"] {
+            guard case let .failure(refusal) = FleetCommand.parse(Array((padded + tail).utf8)) else {
+                Issue.record("accepted a payload of \(padded.utf8.count + 1) bytes")
+                continue
+            }
+            #expect(refusal.message.hasPrefix("a command is at most 256 bytes"), "\(refusal.message)")
+            #expect(refusal.received.hasPrefix("listen"))
+        }
+    }
+
     @Test func jsonEscapesQuotesBackslashesAndControls() {
         var json = JSONText()
         json.add("title", "Say \"hi\"\\ \n\u{7}\u{85}é")
