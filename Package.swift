@@ -70,9 +70,9 @@ let package = Package(
         ),
         // The MQTT client library itself, without TLS: Debian's mosquitto sources, fetched at set-up
         // time (scripts/fetch-mosquitto.sh puts them in Sources/CMosquittoBuiltin/vendor, which is
-        // never committed) and compiled in, for brokers reached over plain TCP. Hidden, so that
-        // Debian's libmosquitto1, loaded for TLS, never binds to this copy's functions; its own
-        // warnings are not ours to fix.
+        // never committed) and compiled in, for brokers reached over plain TCP; CMosquitto's loader
+        // calls it through <mosquitto.h>'s declarations. Hidden, so that Debian's libmosquitto1,
+        // loaded for TLS, never binds to this copy's functions; its own warnings are not ours to fix.
         .target(
             name: "CMosquittoBuiltin",
             path: "Sources/CMosquittoBuiltin",
@@ -80,7 +80,7 @@ let package = Package(
                 "vendor/include", "vendor/deps", "vendor/config.h", "vendor/LICENSE.txt", "vendor/edl-v10", "vendor/epl-v20",
                 "vendor/SOURCE"
             ],
-            sources: ["vendor/lib", "builtin.c"],
+            sources: ["vendor/lib"],
             publicHeadersPath: "include",
             cSettings: [
                 .headerSearchPath("vendor"), .headerSearchPath("vendor/include"), .headerSearchPath("vendor/lib"),

@@ -71,11 +71,11 @@ if stale "$out/CMosquitto.o" "$repo/Sources/CMosquitto" "$repo/Sources/CMosquitt
   echo "build: CMosquitto"
   builtin="$repo/Sources/CMosquittoBuiltin"
   rm -rf "$out/mosquitto" && mkdir -p "$out/mosquitto"
-  for c in "$builtin"/vendor/lib/*.c "$builtin/builtin.c"; do
-    clang -O2 -w -fvisibility=hidden -I "$builtin/include" -I "$builtin/vendor" -I "$builtin/vendor/include" \
+  for c in "$builtin"/vendor/lib/*.c; do
+    clang -O2 -w -fvisibility=hidden -I "$builtin/vendor" -I "$builtin/vendor/include" \
       -I "$builtin/vendor/lib" -I "$builtin/vendor/deps" -c "$c" -o "$out/mosquitto/$(basename "$c" .c).o"
   done
-  clang -O2 -fsanitize=fuzzer-no-link,address -I "$repo/Sources/CMosquitto/include" -I "$builtin/include" \
+  clang -O2 -fsanitize=fuzzer-no-link,address -I "$repo/Sources/CMosquitto/include" \
     -c "$repo/Sources/CMosquitto/mosquitto_loader.c" -o "$out/mosquitto/loader.o"
   ld -r -o "$out/CMosquitto.o" "$out"/mosquitto/*.o
 fi
