@@ -164,7 +164,7 @@ public struct CatalogIndex: Sendable, Equatable {
     }
 
     /// Calls `hit(reference, frame)` for every entry in `range`.
-    func forEachHit(in range: Range<Int>, _ hit: (Int, Int) -> Void) {
+    @inline(__always) func forEachHit(in range: Range<Int>, _ hit: (Int, Int) -> Void) {
         let frameMask = (UInt32(1) << UInt32(frameBits)) - 1
         let referenceMask = (UInt32(1) << UInt32(referenceBits)) - 1
         for e in range {

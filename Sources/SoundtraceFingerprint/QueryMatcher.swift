@@ -185,7 +185,7 @@ public final class QueryMatcher {
 
     /// One landmark hit. `chance` hits are those every reference gets alike, from which the chance
     /// level is estimated; a candidate's hits through common hashes are counted apart.
-    func vote(reference: Int, stepIndex: Int, offset: Int, chance: Bool) {
+    @inline(__always) func vote(reference: Int, stepIndex: Int, offset: Int, chance: Bool) {
         guard let cell = votes.cell(reference: reference, step: stepIndex, offset: offset) else { return }
         // A refused vote still counts towards chance, which only makes a match harder.
         if chance { hits += 1 } else { candidateHits += 1 }

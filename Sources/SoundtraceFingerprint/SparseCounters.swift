@@ -180,6 +180,28 @@ final class SparseCounters {
         guard reach > 0 else { return false }
         let presence = self.presence
         let presenceMask = self.presenceMask
+        // The bits of `cell - reach ... cell + reach` are neighbours in the bitmap unless they wrap
+        // around its end: then one or two words hold them all, read at once (most votes of a big
+        // catalog ask this and get false).
+        let first = (cell &- reach) & presenceMask
+        let width = 2 &* reach &+ 1
+        if width < 64, first &+ width &- 1 <= presenceMask {
+            let word = first &>> 6
+            let shift = first & 63
+            var bits = presence[word] &>> UInt64(truncatingIfNeeded: shift)
+            if shift &+ width > 64 { bits |= presence[word &+ 1] &<< UInt64(truncatingIfNeeded: 64 &- shift) }
+            let neighbours = ((1 &<< UInt64(truncatingIfNeeded: width)) &- 1) & ~(1 &<< UInt64(truncatingIfNeeded: reach))
+            return bits & neighbours != 0
+        }
+        return neighboursMayHoldBitByBit(cell, reach: reach)
+    }
+
+    /// `neighboursMayHold` one bit at a time: where the bits wrap around the bitmap's end, and the
+    /// definition the word-at-once reading is tested against.
+    func neighboursMayHoldBitByBit(_ cell: Int, reach: Int) -> Bool {
+        guard reach > 0 else { return false }
+        let presence = self.presence
+        let presenceMask = self.presenceMask
         for distance in 1...reach {
             if Self.mayHold(cell &- distance, presence: presence, presenceMask: presenceMask)
                 || Self.mayHold(cell &+ distance, presence: presence, presenceMask: presenceMask)

@@ -54,6 +54,32 @@ import Testing
         #expect(counters.forgotten > 0 && counters[5 + bits] == 3 && counters[5] == 0)
     }
 
+    /// A vote asks whether any cell within `reach` of its own may have votes, and reads its
+    /// neighbours only then. The question is answered one or two bitmap words at a time; it must
+    /// give what asking bit by bit gives, for every cell: where the bits straddle two words, where
+    /// they wrap around the bitmap's end, and in a table too small to keep a bitmap.
+    @Test func neighboursAreAskedWordByWordAsBitByBit() {
+        for presenceFrom in [1024, 1 << 30] {
+            let counters = SparseCounters(count: 1 << 20, maximumSlots: 1 << 14, presenceFromSlots: presenceFrom)
+            var random = Lcg(state: 11)
+            for round in 0..<6 {
+                // Sparse at first (most answers false), then denser, through the table's growths.
+                for _ in 0..<(200 << round) { counters.increment(1 + random.next((1 << 20) - 2)) }
+                let bits = counters.bytes / 9 * 8  // the bitmap's bits: 8 per slot of 8 bytes
+                let probes =
+                    (0..<3000).map { _ in 1 + random.next((1 << 20) - 2) }
+                    + (0..<8).map { bits * 7 + $0 } + (0..<8).map { bits * 9 - $0 } + (60..<70).map { bits * 3 + $0 }
+                for cell in probes {
+                    for reach in 0...4 {
+                        #expect(
+                            counters.neighboursMayHold(cell, reach: reach) == counters.neighboursMayHoldBitByBit(cell, reach: reach),
+                            "cell \(cell), reach \(reach), round \(round), bitmap from \(presenceFrom) slots")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func countsStopAtSixtyFiveThousand() {
         let counters = SparseCounters(count: 16, maximumSlots: 1024)
         for _ in 0..<70_000 { counters.increment(7) }
