@@ -59,14 +59,14 @@ RECIPE = "v2"
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-SETS = ("tuning", "dev", "dev2", "dev3", "dev4", "blind")
+SETS = ("tuning", "dev", "dev2", "dev3", "dev4", "dev5", "blind")
 # The sample pieces alternate between these two, as they always have (the dev sets have none).
 SAMPLE_SETS = ("tuning", "blind")
 
 
 @dataclass(frozen=True)
 class Source:
-    set: str  # "tuning", "dev", "dev2", "dev3", "dev4" or "blind"
+    set: str  # "tuning", "dev", "dev2", "dev3", "dev4", "dev5" or "blind"
     prefix: str  # id prefix of its tracks
     package: str  # Debian package (run.sh installs it)
     location: str  # folder searched recursively for *.ogg, or a .pk3 or .zip whose .ogg members are used
@@ -111,11 +111,18 @@ SOURCES = [
            "Wildfire Games", only=r"^audio/music/", extra_held=6),
     Source("dev3", "stk", "supertuxkart-data", "/usr/share/games/supertuxkart/data/music", "CC-BY-SA-3.0",
            "SuperTuxKart composers"),
-    # dev4 (2026-12-05): the last two Debian game-music packages of some size that no set used and
-    # that sox decodes (Ogg; fb-music-high is a tracker module), in mixed styles. Fresh on their first run.
+    # dev4 (2026-12-05): two Debian game-music packages that no set used and that sox decodes (Ogg;
+    # fb-music-high is a tracker module), in mixed styles. Fresh on their first run.
     Source("dev4", "warmux", "warmux-data", "/usr/share/games/warmux/music", "GPL-2+", "WarMUX composers"),
     Source("dev4", "etr", "extremetuxracer-data", "/usr/share/games/etr/music", "GPL-2+",
            "Extreme Tux Racer composers"),
+    # dev5 (2026-12-05): the blind set's two weakest styles, which no study set reproduced: sparse
+    # orchestral music (a strategy game's score, Grieg's "Morning" among it) and dense electronic
+    # music by one composer. Fresh on their first run.
+    Source("dev5", "uh", "unknown-horizons", "/usr/share/unknown-horizons/content/audio/music", "CC-BY-SA-3.0",
+           "Unknown Horizons Team"),
+    Source("dev5", "redeclipse", "redeclipse-data", "/usr/share/games/redeclipse/data/sounds/music", "CC-BY-SA-3.0",
+           "Derek \"JoJo\" Stegall"),
     Source("blind", "singularity", "singularity-music", "/usr/share/games/singularity/music", "CC-BY-SA-3.0",
            "Max McCracken"),
     Source("blind", "blupi", "planetblupi-music-ogg", "/usr/share/planetblupi/music", "GPL-3+",
@@ -1314,7 +1321,8 @@ def report(ctx: dict, judged: list[dict], match: dict, chosen: dict) -> tuple[st
             "dev": "DEV set: packages added to study failures; fresh on its first run, tuned on since",
             "dev2": "DEV2 set: five more packages, fresh on their first run (2026-12-04), tuned on since",
             "dev3": "DEV3 set: orchestral and mixed-style packages, fresh on their first run (2026-12-05), tuned on since",
-            "dev4": "DEV4 set: two mixed-style packages, fresh on their first run (2026-12-05), tuned on since"}.get(
+            "dev4": "DEV4 set: two mixed-style packages, fresh on their first run (2026-12-05), tuned on since",
+            "dev5": "DEV5 set: orchestral and electronic packages, fresh on their first run (2026-12-05), tuned on since"}.get(
         set_name, "TUNING set: tune on these numbers; they are not the claim")
     L = [
         f"# Soundtrace accuracy benchmark — {set_name} set",
@@ -1448,7 +1456,7 @@ def run_set(args, binary: Path, work: Path, set_name: str, chosen: dict, ctx_com
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", choices=("tuning", "dev", "dev2", "dev3", "dev4", "blind", "both"), default="tuning",
+    ap.add_argument("--set", choices=("tuning", "dev", "dev2", "dev3", "dev4", "dev5", "blind", "both"), default="tuning",
                     help="which set to run (default tuning; blind is for final reports; both = tuning and blind)")
     ap.add_argument("--soundtrace", type=Path, default=REPO_ROOT / ".build" / "release" / "soundtrace")
     ap.add_argument("--work", type=Path, default=Path("/tmp/soundtrace-bench"))

@@ -16,7 +16,7 @@ reports a run.
 Needs bench/accuracy/run.sh to have run for both sets (the clips, and the manifest of the catalog
 set); the catalog is built here with the binary under test, so its parameters always match.
 
-    bench/accuracy/cross-set.py [--soundtrace PATH] [--work DIR] [--queries tuning|dev|dev2|dev3|dev4] [--catalog-set dev|tuning|dev2|dev3|dev4] [--jobs N]
+    bench/accuracy/cross-set.py [--soundtrace PATH] [--work DIR] [--queries tuning|dev|dev2|dev3|dev4|dev5] [--catalog-set dev|tuning|dev2|dev3|dev4|dev5] [--jobs N]
 """
 import argparse
 import collections
@@ -70,8 +70,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--soundtrace", type=Path, default=REPO / ".build" / "release" / "soundtrace")
     ap.add_argument("--work", type=Path, default=Path("/tmp/soundtrace-bench"))
-    ap.add_argument("--queries", default="tuning", choices=("tuning", "dev", "dev2", "dev3", "dev4"))
-    ap.add_argument("--catalog-set", default="dev", choices=("tuning", "dev", "dev2", "dev3", "dev4"))
+    ap.add_argument("--queries", default="tuning", choices=("tuning", "dev", "dev2", "dev3", "dev4", "dev5"))
+    ap.add_argument("--catalog-set", default="dev", choices=("tuning", "dev", "dev2", "dev3", "dev4", "dev5"))
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     if a.queries == a.catalog_set:

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Accuracy benchmark entry point.
 #
-#   bench/accuracy/run.sh [--set tuning|dev|dev2|dev3|dev4|blind|both] [--soundtrace PATH] [--work DIR] [--quick] [--build]
+#   bench/accuracy/run.sh [--set tuning|dev|dev2|dev3|dev4|dev5|blind|both] [--soundtrace PATH] [--work DIR] [--quick] [--build]
 #                         [accuracy.py options]
 #
-#   --set SET          tuning (default), dev, dev2, dev3, dev4, blind (only for final reports; see blind.sh) or both
+#   --set SET          tuning (default), dev, dev2, dev3, dev4, dev5, blind (only for final reports; see blind.sh) or both
 #                      (tuning and blind)
 #   --soundtrace PATH  binary under test (default: .build/release/soundtrace of this repo)
 #   --work DIR         where audio, catalogs and results go (default /tmp/soundtrace-bench);
@@ -36,7 +36,7 @@ done
 # missing.
 packages=(wesnoth-1.16-music hyperrogue-music supertux-data freedroidrpg-data fillets-ng-data
           ufoai-music megaglest-data flare-game hedgewars-data widelands-data 0ad-data supertuxkart-data
-          warmux-data extremetuxracer-data
+          warmux-data extremetuxracer-data unknown-horizons redeclipse-data
           singularity-music planetblupi-music-ogg drascula-music lincity-ng-data xmoto-data nexuiz-music
           sox libsox-fmt-all espeak-ng fluidsynth fluid-soundfont-gm)
 missing=()

@@ -8,7 +8,7 @@
 # does. Needs the accuracy benchmark's work dir for the set (bench/accuracy/run.sh --set SET, or
 # blind.sh, creates it).
 #
-#   bench/sessions/run.sh [--soundtrace PATH] [--work DIR] [--set tuning|dev|dev2|dev3|dev4|blind] [--no-negatives]
+#   bench/sessions/run.sh [--soundtrace PATH] [--work DIR] [--set tuning|dev|dev2|dev3|dev4|dev5|blind] [--no-negatives]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-case "$set_name" in tuning|dev|dev2|dev3|dev4|blind) ;; *) echo "--set is tuning, dev, dev2, dev3, dev4 or blind, not '$set_name'" >&2; exit 2 ;; esac
+case "$set_name" in tuning|dev|dev2|dev3|dev4|dev5|blind) ;; *) echo "--set is tuning, dev, dev2, dev3, dev4, dev5 or blind, not '$set_name'" >&2; exit 2 ;; esac
 results="$work/results-$set_name-full.jsonl"
 [ -f "$results" ] || { echo "run bench/accuracy/run.sh --set $set_name first (no $results)" >&2; exit 1; }
 python3 "$here/sessions.py" "$binary" "$work" "$set_name" "$negatives"
