@@ -11,8 +11,13 @@ extension ContainmentCheck {
         let speedStep: Int
 
         /// The check over `bands` bands, the query's from band `first` of each frame, the reference's
-        /// in level word `word` of each kept frame.
-        func measure(first: Int, bands: Int, word wordOffset: Int) -> ContainmentCheck? {
+        /// in level word `word` of each kept frame; with `misfitSpreadsQ12` (one per band), also what
+        /// the steady-noise model needs (`ContainmentCheck+SteadyNoise`) into `misfitInput`, where the
+        /// clearance is under `misfitBelowClearanceQ8` (the only place it is asked).
+        func measure(
+            first: Int, bands: Int, word wordOffset: Int, misfitSpreadsQ12: [Int]? = nil, misfitBelowClearanceQ8: Int = .max,
+            misfitInput: inout MisfitInput?
+        ) -> ContainmentCheck? {
             let p = catalog.parameters
             let length = catalog.references[reference].durationFrames
             let start = catalog.levelStart[reference]
@@ -21,6 +26,8 @@ extension ContainmentCheck {
             var heard: [UInt64] = []
             var quietest: [UInt64] = []
             var steps: [Int] = []
+            // The query's own level at each shift of `misfitShifts`, cell after cell.
+            var shifted = [[UInt64]](repeating: [], count: misfitSpreadsQ12 == nil ? 0 : ContainmentCheck.misfitShifts.count)
             for frame in (p.signatureSmoothingFrames - 1)..<queryFrames {
                 let referenceFrame = offsetFrames + (speedStep == 0 ? frame : roundedDivide(frame * n, d))
                 guard referenceFrame >= 0, referenceFrame < length, referenceFrame % p.levelStepFrames == 0 else { continue }
@@ -42,6 +49,10 @@ extension ContainmentCheck {
                 guard levels.contains(where: { $0 >= ContainmentCheck.silence }) else { continue }
                 heard += levels
                 quietest += lows
+                for (k, shift) in ContainmentCheck.misfitShifts.enumerated() where k < shifted.count {
+                    let f = min(max(frame + shift, p.signatureSmoothingFrames - 1), queryFrames - 1)
+                    for b in 0..<bands { shifted[k].append(query[f * frameStride + first + b]) }
+                }
                 for b in 0..<bands { steps.append(ReferenceLevels.step(word, band: b)) }
             }
             let cells = heard.count / bands
@@ -99,6 +110,9 @@ extension ContainmentCheck {
                 clearanceQ8: measured.clearance / measured.counted, surplusQ12: measured.surplus / measured.counted,
                 heardRangeQ8: heardRange / bands)
             check.alignedCells = cells
+            if let spreads = misfitSpreadsQ12, check.clearanceQ8 < misfitBelowClearanceQ8 {
+                misfitInput = MisfitInput(shifted: shifted, steps: steps, cells: lower..<upper, bands: bands, spreadsQ12: spreads)
+            }
             // Something was added (people talking, most often): what it added must not make the
             // rest look short. The surplus stays as first measured: it is what was added. Only over
             // enough of the recording: in a shorter stretch, a piece that keeps one layer can find a

@@ -50,6 +50,11 @@ struct ContainmentCheck: Equatable {
     /// nil where they heard nothing to compare.
     var lowShortfallQ12: Int? = nil
     var lowHeardRangeQ8: Int? = nil
+    /// The steady-noise model's deviations (`ContainmentCheck+SteadyNoise`), over the bands above
+    /// and below 300 Hz; nil where not measured (heard clearly, the question is not asked).
+    var noiseModelMisfit: NoiseModelMisfit? = nil
+    /// Its best mean, Q12 (4096 = 1.0: the recording in steady noise).
+    var steadyNoiseMisfitQ12: Int? { noiseModelMisfit?.meanQ12 }
 
     /// The shortfall the decision uses: the re-measured one where it was re-measured.
     var decidingShortfallQ12: Int { min(shortfallQ12, steadiestGainShortfallQ12 ?? shortfallQ12) }
@@ -67,7 +72,19 @@ struct ContainmentCheck: Equatable {
     /// nothing is missing, a surplus is no evidence either way: people talking over the recording
     /// add one.
     func passes(_ p: EngineParameters, signature: SignatureCheck) -> Bool {
-        tier(p, signature: signature) != nil && !lowBandsMissing(p)
+        tier(p, signature: signature) != nil && !lowBandsMissing(p) && !moreThanSteadyNoise(p, signature: signature)
+    }
+
+    /// Whether, heard through noise (`heardThroughNoise`), what was heard is more than the
+    /// reference and steady noise: new notes coming and going where the reference has none, or
+    /// the reference's notes missing, cell by cell. Where the noise hides a replaced accompaniment
+    /// from every mean, it still makes the heard levels wander more than noise alone can. Asked
+    /// even where sound was added in bursts (`steadiestGainShortfallQ12`): people talking over the
+    /// recording in noise are refused with it, because a new accompaniment adds its notes in
+    /// bursts too, and the surplus cannot tell the two apart.
+    func moreThanSteadyNoise(_ p: EngineParameters, signature: SignatureCheck) -> Bool {
+        guard heardThroughNoise(p, signature: signature), let misfit = steadyNoiseMisfitQ12 else { return false }
+        return misfit > p.containmentSteadyNoiseMaxMisfitQ12
     }
 
     /// Whether the low bands, heard clearly, fall short of what the reference plays there (another
@@ -105,21 +122,37 @@ struct ContainmentCheck: Equatable {
 
     /// The check of `reference` at `offsetFrames` and speed `speedStep`, over the query frames
     /// heard after the smoothing window filled; nil when no kept reference frame lines up. The
-    /// query's band b of frame f is `query[f * frameStride + first + b]`.
+    /// query's band b of frame f is `query[f * frameStride + first + b]`. `signatureErrorRateQ12`
+    /// (the alignment's signature disagreement) says whether the steady-noise model is asked.
     static func measure(
         query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog, reference: Int,
-        offsetFrames: Int, speedStep: Int
+        offsetFrames: Int, speedStep: Int, signatureErrorRateQ12: Int = 0
     ) -> ContainmentCheck? {
         let p = catalog.parameters
         let lowBands = p.lowLevelBandEdges.count - 1
         let alignment = Alignment(
             query: query, frameStride: frameStride, queryFrames: queryFrames, catalog: catalog, reference: reference,
             offsetFrames: offsetFrames, speedStep: speedStep)
-        guard var check = alignment.measure(first: first + lowBands, bands: p.levelBandEdges.count - 1, word: 0)
+        let askSteadyNoise = signatureErrorRateQ12 >= p.containmentNoisyErrorRateQ12
+        var highInput: MisfitInput? = nil
+        var lowInput: MisfitInput? = nil
+        guard
+            var check = alignment.measure(
+                first: first + lowBands, bands: p.levelBandEdges.count - 1, word: 0,
+                misfitSpreadsQ12: askSteadyNoise ? p.steadyNoiseSpreadQ12 : nil,
+                misfitBelowClearanceQ8: p.containmentNoisyClearanceQ8, misfitInput: &highInput)
         else { return nil }
-        if let low = alignment.measure(first: first, bands: lowBands, word: 1), low.cells > 0 {
+        let lowSpreads = highInput == nil ? nil : p.lowSteadyNoiseSpreadQ12
+        if let low = alignment.measure(first: first, bands: lowBands, word: 1, misfitSpreadsQ12: lowSpreads, misfitInput: &lowInput),
+            low.cells > 0
+        {
             check.lowShortfallQ12 = low.decidingShortfallQ12
             check.lowHeardRangeQ8 = low.heardRangeQ8
+        } else {
+            lowInput = nil
+        }
+        if let highInput {
+            check.noiseModelMisfit = steadyNoiseMisfit(of: [highInput] + (lowInput.map { [$0] } ?? []), parameters: p)
         }
         return check
     }

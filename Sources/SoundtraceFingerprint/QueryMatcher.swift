@@ -332,9 +332,11 @@ public final class QueryMatcher {
                 verdict.containment = decisive.containment
                 verdict.containmentPassed = true
                 verdict.containmentAbovePassed = true
+                verdict.containmentSteadyNoisePassed = decisive.containment.noiseModelMisfit.map { _ in true }
             } else {
                 verdict.containment = containment
-                (verdict.containmentPassed, verdict.containmentAbovePassed) = judged(containment, at: alignment)
+                (verdict.containmentPassed, verdict.containmentAbovePassed, verdict.containmentSteadyNoisePassed) =
+                    judged(containment, at: alignment)
             }
             return verdict
         }
@@ -348,7 +350,8 @@ public final class QueryMatcher {
         verdict.placesSignature = checks?.places
         verdict.containment = containment
         verdict.tempoDrift = drift
-        (verdict.containmentPassed, verdict.containmentAbovePassed) = judged(containment, at: alignment)
+        (verdict.containmentPassed, verdict.containmentAbovePassed, verdict.containmentSteadyNoisePassed) =
+            judged(containment, at: alignment)
         return verdict
     }
 
@@ -375,6 +378,7 @@ public final class QueryMatcher {
         verdict.containment = whole
         verdict.containmentPassed = true
         verdict.containmentAbovePassed = true
+        verdict.containmentSteadyNoisePassed = whole.noiseModelMisfit.map { _ in true }
         verdict.tempoDrift = drift
         return verdict
     }
@@ -389,10 +393,16 @@ public final class QueryMatcher {
     }
 
     /// The containment check's pass or fail, judged with the signature check of its own alignment:
-    /// in all, and in the bands above 300 Hz alone.
-    private func judged(_ containment: ContainmentCheck?, at check: SignatureCheck?) -> (all: Bool?, above: Bool?) {
-        guard let containment, let check else { return (nil, nil) }
-        return (containment.passes(parameters, signature: check), containment.tier(parameters, signature: check) != nil)
+    /// in all, in the bands above 300 Hz alone, and as the recording and steady noise (nil where not
+    /// measured).
+    private func judged(_ containment: ContainmentCheck?, at check: SignatureCheck?) -> (
+        all: Bool?, above: Bool?, steadyNoise: Bool?
+    ) {
+        guard let containment, let check else { return (nil, nil, nil) }
+        return (
+            containment.passes(parameters, signature: check), containment.tier(parameters, signature: check) != nil,
+            containment.noiseModelMisfit.map { _ in !containment.moreThanSteadyNoise(parameters, signature: check) }
+        )
     }
 
     /// The containment check at a signature check's alignment (its best shift).
@@ -402,7 +412,8 @@ public final class QueryMatcher {
         return ContainmentCheck.measure(
             query: levels, frameStride: bands * levelExtractor.layouts, first: step * bands,
             queryFrames: min(framesHeard, maxFrames), catalog: catalog,
-            reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep)
+            reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep,
+            signatureErrorRateQ12: check.errorRateQ12)
     }
 
     // MARK: for `explanation()`

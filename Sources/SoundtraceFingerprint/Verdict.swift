@@ -50,6 +50,9 @@ public struct Verdict: Sendable, Equatable {
     /// The same judgement over the bands above 300 Hz alone (`ContainmentCheck.tier`), so that an
     /// explanation can say which of the two refused.
     public internal(set) var containmentAbovePassed: Bool? = nil
+    /// Whether what was heard passed as the recording and steady noise where that was asked
+    /// (`ContainmentCheck.moreThanSteadyNoise`): nil where the misfit was not measured.
+    public internal(set) var containmentSteadyNoisePassed: Bool? = nil
     /// How the named (or leading) alignment's hits lie over the time heard: at one offset, or along
     /// a tempo change (`TempoDrift`); nil when it was not measured.
     public internal(set) var tempoDrift: TempoDrift? = nil
@@ -88,6 +91,10 @@ public struct Verdict: Sendable, Equatable {
     /// Level frames lined up with what was heard, quiet ends included (`ContainmentCheck.alignedCells`).
     public var containmentAlignedCells: Int? { containment?.heardCells }
     public var containmentSurplusDecibels: Double? { containment?.surplusDecibels }
+    /// Heard through noise: how far what was heard strays from the reference plus steady noise, as
+    /// a mean squared deviation (about 1.0 for the recording in steady noise; `ContainmentCheck+SteadyNoise`);
+    /// nil where it was not measured.
+    public var containmentNoiseMisfit: Double? { containment?.steadyNoiseMisfitQ12.map { Double($0) / 4096 } }
     /// Whether so much was added (people talking, most often) that the shortfall was measured with
     /// each band's steadiest gain (`ContainmentCheck.steadiestGainShortfallQ12`).
     public var containmentGainSteadied: Bool { containment?.steadiestGainShortfallQ12 != nil }

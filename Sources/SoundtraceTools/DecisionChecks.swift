@@ -84,6 +84,17 @@ enum DecisionChecks {
                 bar:
                     "at most \(fmt(lowBar)) dB short where heard \(fmt(lowGate)) dB or more above the floor; less clearly heard, no evidence",
                 passed: v.containmentLowBandsMissing(p).map { !$0 }))
+        let misfitBar = Double(p.containmentSteadyNoiseMaxMisfitQ12) / 4096
+        checks.append(
+            DecisionCheck(
+                name: "heard through noise: the recording and steady noise, nothing else",
+                value: v.containmentNoiseMisfit.map { "misfit \(fmt($0)) (steady noise alone: about 1)" }
+                    ?? (v.containmentCells == nil ? "not measured" : "not asked: heard clearly, or signatures close"),
+                bar:
+                    "at most \(fmt(misfitBar)) where heard under \(fmt(noisyClearance)) dB above the noise floor with signatures "
+                    + "\(fmt(noisyRate)) apart or more; elsewhere not asked",
+                // Heard clearly, the question is not asked, and so nothing was refused by it.
+                passed: v.containmentSteadyNoisePassed ?? (v.containmentCells == nil ? nil : true)))
         if let score = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {
             let bar = v.signatureBar ?? Double(p.signatureMinScoreQ12) / 4096
             checks.append(

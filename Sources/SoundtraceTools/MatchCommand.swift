@@ -145,6 +145,7 @@ struct MatchCommand {
                 ("containmentAlignedCells", verdict.containmentAlignedCells.map(String.init) ?? "null"),
                 ("containmentClearance", verdict.containmentClearanceDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentSurplus", verdict.containmentSurplusDecibels.map { Text.seconds($0) } ?? "null"),
+                ("containmentNoiseMisfit", verdict.containmentNoiseMisfit.map { Text.seconds($0) } ?? "null"),
                 ("containmentLowShortfall", verdict.containmentLowShortfallDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentLowHeardRange", verdict.containmentLowHeardRangeDecibels.map { Text.seconds($0) } ?? "null"),
                 ("containmentGainSteadied", verdict.containmentCells == nil ? "null" : String(verdict.containmentGainSteadied)),
