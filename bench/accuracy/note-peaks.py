@@ -25,38 +25,25 @@ It prints both per group: positives per condition and length, and derivatives by
 kept part. Numbers only: nothing here decides anything. docs/BENCHMARKS.md ("At the resolution of
 notes") records what it showed.
 
-    bench/accuracy/note-peaks.py RESULTS.jsonl [--work DIR] [--parents DIR] [--per-group N]
+    bench/accuracy/note-peaks.py RESULTS.jsonl [--parents DIR] [--per-group N]
 
 RESULTS is e.g. /tmp/soundtrace-bench/results-tuning-full.jsonl. --per-group keeps N queries of
 each group (default 60, drawn in a fixed shuffled order, so every run measures the same ones)
 besides every derivative the engine named, so a run takes seconds. Needs numpy and scipy.
 """
 import argparse
-import collections
-import json
-import random
-import re
 import sys
-import wave
 from pathlib import Path
 
 import numpy as np
 from scipy.ndimage import maximum_filter, uniform_filter1d
 
-REPO = Path(__file__).resolve().parents[2]
-NOISY = ("snr_p5", "snr_0", "snr_m5")
+from noisy_queries import NOISY, REPO, References, by_group, by_part, kept_part, pick, read
+
 FFT, HOP = 1024, 256  # at 16 kHz: the engine's 512 and 128 at 8 kHz
 BINS = 240  # up to 3.75 kHz
 BAND_EDGES = (10, 20, 40, 80, 233)  # EngineParameters.peakBandEdges
 BLOCK = 32
-
-
-def read(path: Path) -> np.ndarray:
-    with wave.open(str(path)) as w:
-        if w.getsampwidth() != 2 or w.getframerate() != 16000:
-            sys.exit(f"{path}: not 16-bit PCM at 16 kHz")
-        x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64)
-        return x.reshape(-1, w.getnchannels()).mean(axis=1) if w.getnchannels() > 1 else x
 
 
 def spectrogram(x: np.ndarray) -> np.ndarray:
@@ -120,47 +107,24 @@ def measure(query: np.ndarray, reference: np.ndarray) -> dict:
     }
 
 
-def group_of(row: dict) -> tuple:
-    if row["kind"] == "positive":
-        return ("recording", row["condition"], row["length"], "named" if row["verdict"] == "correct" else "missed")
-    return ("derivative", row["condition"], row["length"], "NAMED" if row["verdict"] == "falsePositive" else "refused")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results")
-    parser.add_argument("--work", default="/tmp/soundtrace-bench")
     parser.add_argument("--parents", default=str(REPO / "catalog" / "audio"))
     parser.add_argument("--per-group", type=int, default=60)
     args = parser.parse_args()
 
-    rows = [json.loads(line) for line in open(args.results)]
-    random.Random(0).shuffle(rows)
-    taken = collections.Counter()
-    parents: dict[str, np.ndarray] = {}
-    measured = []
-    for row in rows:
+    def wanted(row: dict) -> bool:
         if row["condition"] not in NOISY or row["length"] not in (5, 10):
-            continue
-        if row["kind"] != "positive" and row.get("negKind") != "derivative":
-            continue
-        group = group_of(row)
-        if group[3] != "NAMED" and taken[group] >= args.per_group:
-            continue
-        taken[group] += 1
-        noisy = Path(row["file"])
-        query = read(noisy)
-        if row["kind"] == "positive":
-            reference = read(noisy.with_name(noisy.name.replace(f"__{row['condition']}.wav", "__clean.wav")))
-        else:
-            parent = row["derivativeOf"]
-            if parent not in parents:
-                parents[parent] = read(Path(args.parents) / f"{parent}.wav")
-            start = int(re.search(r"__at(\d+)ms__", noisy.name).group(1)) * 16
-            reference = parents[parent][start : start + len(query)]
-        result = measure(query, reference)
-        part = re.search(r"--keep-([a-z-]+?)(--take\d+)?__", noisy.name)
-        result.update(group=group, part=(row.get("derivativeOf"), part.group(1)) if part else None)
+            return False
+        return row["kind"] == "positive" or row.get("negKind") == "derivative"
+
+    references = References(Path(args.parents))
+    measured = []
+    for row, group in pick(args.results, args.per_group, wanted):
+        query = read(Path(row["file"]))
+        result = measure(query, references.of(row, len(query)))
+        result.update(group=group, part=kept_part(row))
         measured.append(result)
     if not measured:
         sys.exit("no noisy 5 or 10 s queries in " + args.results)
@@ -170,22 +134,12 @@ def main() -> None:
 
     print("| group | queries | missing: p5 / median / max | added: p5 / median / max |")
     print("|---|---:|---:|---:|")
-    groups = collections.defaultdict(list)
-    for m in measured:
-        groups[m["group"]].append(m)
-    for group in sorted(groups):
-        ms = groups[group]
-        name = f"{group[0]}, {group[1]}, {group[2]} s, {group[3]}"
+    for name, ms in by_group(measured):
         print(f"| {name} | {len(ms)} | {spread([m['missing'] for m in ms])} | {spread([m['added'] for m in ms])} |")
     print()
     print("| derivative (parent, kept part) | queries | missing ≥ 0.04 | added ≥ 0.10 | named by the engine |")
     print("|---|---:|---:|---:|---:|")
-    parts = collections.defaultdict(list)
-    for m in measured:
-        if m["part"]:
-            parts[m["part"]].append(m)
-    for part in sorted(parts):
-        ms = parts[part]
+    for part, ms in by_part(measured):
         print(
             f"| {part[0]}, {part[1]} | {len(ms)} | {sum(m['missing'] >= 0.04 for m in ms)} | "
             f"{sum(m['added'] >= 0.10 for m in ms)} | {sum(m['group'][3] == 'NAMED' for m in ms)} |"

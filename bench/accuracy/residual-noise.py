@@ -20,7 +20,7 @@ at the same time for a derivative (rendered on its parent's time line), as in no
 
 Numbers only: nothing here decides anything. Tuning set only while choosing anything from it.
 
-    bench/accuracy/residual-noise.py RESULTS.jsonl [--work DIR] [--parents DIR] [--per-group N] [--slack E]
+    bench/accuracy/residual-noise.py RESULTS.jsonl [--parents DIR] [--per-group N] [--slack E]
         [--engine-bands] [--step-db D] [--shift-ms MS] [--per-band-gain] [--gate] [--conditions C,...]
         [--sample-sources]
 
@@ -32,29 +32,16 @@ rest must be steady noise") used `--engine-bands --step-db 3 --slack 0.25 --shif
 Needs numpy.
 """
 import argparse
-import collections
-import json
-import random
-import re
 import sys
-import wave
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[2]
-NOISY = ("snr_p5", "snr_0", "snr_m5")
-RATE, FFT, HOP, FRAMES_PER_CELL = 16000, 1024, 256, 8  # cells of 128 ms
+from noisy_queries import NOISY, RATE, REPO, References, by_group, by_part, kept_part, pick, read
+
+FFT, HOP, FRAMES_PER_CELL = 1024, 256, 8  # cells of 128 ms at 16 kHz
 EDGES_HZ = [150 * 2 ** (k / 3) for k in range(15)]  # 150 Hz to 3.8 kHz, thirds of an octave
 EDGES = [int(round(f * FFT / RATE)) for f in EDGES_HZ]
-
-
-def read(path: Path) -> np.ndarray:
-    with wave.open(str(path)) as w:
-        if w.getsampwidth() != 2 or w.getframerate() != RATE:
-            sys.exit(f"{path}: not 16-bit PCM at 16 kHz")
-        x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64)
-        return x.reshape(-1, w.getnchannels()).mean(axis=1) if w.getnchannels() > 1 else x
 
 
 def band_energies(x: np.ndarray, edges: list[int] = EDGES) -> np.ndarray:
@@ -117,16 +104,9 @@ def measure(query: np.ndarray, reference: np.ndarray, spread: np.ndarray, slack:
     return {"chi2": float(np.mean(z**2)), "short": float(np.mean(z < -3)), "over": float(np.mean(z > 3))}
 
 
-def group_of(row: dict) -> tuple:
-    if row["kind"] == "positive":
-        return ("recording", row["condition"], row["length"], "named" if row["verdict"] == "correct" else "missed")
-    return ("derivative", row["condition"], row["length"], "NAMED" if row["verdict"] == "falsePositive" else "refused")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results")
-    parser.add_argument("--work", default="/tmp/soundtrace-bench")
     parser.add_argument("--parents", default=str(REPO / "catalog" / "audio"))
     parser.add_argument("--per-group", type=int, default=60)
     parser.add_argument("--slack", type=float, default=0.05)
@@ -145,40 +125,26 @@ def main() -> None:
 
     edges = [3, 6, 10, 19, 25, 33, 43, 57, 74, 98, 128, 168] if args.engine_bands else EDGES
     spread = noise_spread(edges)
-    rows = [json.loads(line) for line in open(args.results)]
-    random.Random(0).shuffle(rows)
-    taken = collections.Counter()
-    parents: dict[str, np.ndarray] = {}
-    measured = []
-    for row in rows:
-        if row["condition"] not in args.conditions.split(",") or row["length"] not in (5, 10):
-            continue
-        if args.sample_sources and (row["kind"] != "positive" or not (Path(args.parents) / f"{row['expectedId']}.wav").is_file()):
-            continue
+    conditions = args.conditions.split(",")
+    parents = Path(args.parents)
+
+    def wanted(row: dict) -> bool:
+        if row["condition"] not in conditions or row["length"] not in (5, 10):
+            return False
+        if args.sample_sources and (row["kind"] != "positive" or not (parents / f"{row['expectedId']}.wav").is_file()):
+            return False
         if row["kind"] != "positive" and row.get("negKind") != "derivative":
-            continue
+            return False
         raw = row.get("raw") or {}
-        if args.gate and not ((raw.get("containmentClearance") or 99) < 16 and (raw.get("alignmentErrorRate") or 0) >= 0.20):
-            continue
-        group = group_of(row)
-        if group[3] != "NAMED" and taken[group] >= args.per_group:
-            continue
-        taken[group] += 1
-        noisy = Path(row["file"])
-        query = read(noisy)
-        shift = args.shift_ms * 16
-        if row["kind"] == "positive" and not args.sample_sources:
-            clean = read(noisy.with_name(noisy.name.replace(f"__{row['condition']}.wav", "__clean.wav")))
-            reference = clean[shift:]
-        else:
-            parent = row["derivativeOf"] if row["kind"] != "positive" else row["expectedId"]
-            if parent not in parents:
-                parents[parent] = read(Path(args.parents) / f"{parent}.wav")
-            start = int(re.search(r"__at(\d+)ms__", noisy.name).group(1)) * 16 + shift
-            reference = parents[parent][start : start + len(query)]
+        return not args.gate or ((raw.get("containmentClearance") or 99) < 16 and (raw.get("alignmentErrorRate") or 0) >= 0.20)
+
+    references = References(parents)
+    measured = []
+    for row, group in pick(args.results, args.per_group, wanted):
+        query = read(Path(row["file"]))
+        reference = references.of(row, len(query), shift=args.shift_ms * RATE // 1000, from_source=args.sample_sources)
         result = measure(query, reference, spread, args.slack, edges, args.step_db, args.per_band_gain)
-        part = re.search(r"--keep-([a-z-]+?)(--take\d+)?__", noisy.name)
-        result.update(group=group, part=(row.get("derivativeOf"), part.group(1)) if part else None)
+        result.update(group=group, part=kept_part(row))
         measured.append(result)
     if not measured:
         sys.exit("no noisy 5 or 10 s queries in " + args.results)
@@ -188,23 +154,13 @@ def main() -> None:
 
     print("| group | queries | chi2: p5 / median / p95 / max | short: p5 / median / p95 / max | over: p5 / median / p95 / max |")
     print("|---|---:|---:|---:|---:|")
-    groups = collections.defaultdict(list)
-    for m in measured:
-        groups[m["group"]].append(m)
-    for group in sorted(groups):
-        ms = groups[group]
-        name = f"{group[0]}, {group[1]}, {group[2]} s, {group[3]}"
+    for name, ms in by_group(measured):
         print(f"| {name} | {len(ms)} | {spread_of([m['chi2'] for m in ms])} | {spread_of([m['short'] for m in ms])} | "
               f"{spread_of([m['over'] for m in ms])} |")
     print()
     print("| derivative (parent, kept part) | queries | chi2 ≥ 2 | short ≥ 0.02 | named by the engine | their chi2 / short |")
     print("|---|---:|---:|---:|---:|---|")
-    parts = collections.defaultdict(list)
-    for m in measured:
-        if m["part"]:
-            parts[m["part"]].append(m)
-    for part in sorted(parts):
-        ms = parts[part]
+    for part, ms in by_part(measured):
         named = [m for m in ms if m["group"][3] == "NAMED"]
         print(f"| {part[0]}, {part[1]} | {len(ms)} | {sum(m['chi2'] >= 2 for m in ms)} | {sum(m['short'] >= 0.02 for m in ms)} | "
               f"{len(named)} | {', '.join('%.2f / %.3f' % (m['chi2'], m['short']) for m in named)} |")
