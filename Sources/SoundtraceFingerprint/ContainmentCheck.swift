@@ -126,7 +126,7 @@ struct ContainmentCheck: Equatable {
     /// (the alignment's signature disagreement) says whether the steady-noise model is asked.
     static func measure(
         query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog, reference: Int,
-        offsetFrames: Int, speedStep: Int, signatureErrorRateQ12: Int = 0
+        offsetFrames: Int, speedStep: Int, signatureErrorRateQ12: Int
     ) -> ContainmentCheck? {
         let p = catalog.parameters
         let lowBands = p.lowLevelBandEdges.count - 1
