@@ -44,9 +44,9 @@ extension ContainmentCheck {
     }
 
     /// The misfit over every layout in `inputs`: on time first; only where that misfit is over the
-    /// bar (`containmentSteadyNoiseMaxMisfitQ12`) are the other shifts tried, since the best of them
-    /// is what is judged and on time mostly fits. Nil when no band counts.
-    static func steadyNoiseMisfit(of inputs: [MisfitInput], parameters p: EngineParameters) -> NoiseModelMisfit? {
+    /// bar that applies (`barQ12`, `steadyNoiseMaxMisfitQ12`) are the other shifts tried, since the
+    /// best of them is what is judged and on time mostly fits. Nil when no band counts.
+    static func steadyNoiseMisfit(of inputs: [MisfitInput], parameters p: EngineParameters, barQ12: Int) -> NoiseModelMisfit? {
         func at(_ k: Int) -> NoiseModelMisfit? {
             var result: NoiseModelMisfit? = nil
             for input in inputs {
@@ -56,7 +56,7 @@ extension ContainmentCheck {
             return result
         }
         guard var misfit = at(0) else { return nil }
-        guard misfit.meanQ12 > p.containmentSteadyNoiseMaxMisfitQ12 else { return misfit }
+        guard misfit.meanQ12 > barQ12 else { return misfit }
         for k in 1..<misfitShifts.count {
             guard let other = at(k), other.terms == misfit.terms else { continue }
             misfit.sumsQ12 += other.sumsQ12

@@ -84,7 +84,14 @@ struct ContainmentCheck: Equatable {
     /// bursts too, and the surplus cannot tell the two apart.
     func moreThanSteadyNoise(_ p: EngineParameters, signature: SignatureCheck) -> Bool {
         guard heardThroughNoise(p, signature: signature), let misfit = steadyNoiseMisfitQ12 else { return false }
-        return misfit > p.containmentSteadyNoiseMaxMisfitQ12
+        return misfit > Self.steadyNoiseMaxMisfitQ12(p, signatureErrorRateQ12: signature.errorRateQ12)
+    }
+
+    /// The most misfit allowed: the general bar, or deep in noise, where the recording fits as
+    /// noise alone does, the tighter one (`containmentDeepNoiseMaxMisfitQ12`).
+    static func steadyNoiseMaxMisfitQ12(_ p: EngineParameters, signatureErrorRateQ12: Int) -> Int {
+        signatureErrorRateQ12 >= p.containmentDeepNoiseErrorRateQ12
+            ? p.containmentDeepNoiseMaxMisfitQ12 : p.containmentSteadyNoiseMaxMisfitQ12
     }
 
     /// Whether the low bands, heard clearly, fall short of what the reference plays there (another
@@ -152,7 +159,9 @@ struct ContainmentCheck: Equatable {
             lowInput = nil
         }
         if let highInput {
-            check.noiseModelMisfit = steadyNoiseMisfit(of: [highInput] + (lowInput.map { [$0] } ?? []), parameters: p)
+            check.noiseModelMisfit = steadyNoiseMisfit(
+                of: [highInput] + (lowInput.map { [$0] } ?? []), parameters: p,
+                barQ12: steadyNoiseMaxMisfitQ12(p, signatureErrorRateQ12: signatureErrorRateQ12))
         }
         return check
     }

@@ -85,6 +85,8 @@ enum DecisionChecks {
                     "at most \(fmt(lowBar)) dB short where heard \(fmt(lowGate)) dB or more above the floor; less clearly heard, no evidence",
                 passed: v.containmentLowBandsMissing(p).map { !$0 }))
         let misfitBar = Double(p.containmentSteadyNoiseMaxMisfitQ12) / 4096
+        let deepBar = Double(p.containmentDeepNoiseMaxMisfitQ12) / 4096
+        let deepRate = Double(p.containmentDeepNoiseErrorRateQ12) / 4096
         checks.append(
             DecisionCheck(
                 name: "heard through noise: the recording and steady noise, nothing else",
@@ -92,7 +94,8 @@ enum DecisionChecks {
                     ?? (v.containmentCells == nil ? "not measured" : "not asked: heard clearly, or signatures close"),
                 bar:
                     "at most \(fmt(misfitBar)) where heard under \(fmt(noisyClearance)) dB above the noise floor with signatures "
-                    + "\(fmt(noisyRate)) apart or more; elsewhere not asked",
+                    + "\(fmt(noisyRate)) apart or more, at most \(fmt(deepBar)) with signatures \(fmt(deepRate)) apart or more; "
+                    + "elsewhere not asked",
                 // Heard clearly, the question is not asked, and so nothing was refused by it.
                 passed: v.containmentSteadyNoisePassed ?? (v.containmentCells == nil ? nil : true)))
         if let score = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {

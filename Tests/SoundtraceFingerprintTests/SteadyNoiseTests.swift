@@ -85,7 +85,7 @@ import Testing
         #expect(recording.isMatch && recording.candidate == 0)
         #expect(try #require(recording.signatureErrorRate) * 4096 >= Double(p.containmentNoisyErrorRateQ12))
         let fit = try #require(recording.containmentNoiseMisfit)
-        #expect(fit * 4096 <= Double(p.containmentSteadyNoiseMaxMisfitQ12) && fit < 1.6)
+        #expect(fit * 4096 <= Double(p.containmentDeepNoiseMaxMisfitQ12) && fit < 1.1)
         let replaced = TestAudio.layeredMusic(layers: [1, 2, 3, 34], seconds: 40)
         let derivative = TestAudio.excerpt(replaced, from: 12 * Self.rate, count: 8 * Self.rate)
         let other = try TestAudio.match(TestAudio.addPinkNoise(derivative, snrDB: -8, seed: 5), catalog)
@@ -101,10 +101,15 @@ import Testing
     /// The rule: only heard through noise (`heardThroughNoise`), and only a misfit over the bar.
     @Test(arguments: [
         (misfit: 2.0, clearance: 10.6, errorRate: 0.37, passes: false),  // a tuning kept lead, 5 s at 0 dB (session 34)
-        (misfit: 1.5, clearance: 10.6, errorRate: 0.37, passes: true),  // the recording in the same noise
+        (misfit: 1.5, clearance: 10.6, errorRate: 0.30, passes: true),  // the recording in noise, under the general bar
         (misfit: 9.0, clearance: 16.1, errorRate: 0.37, passes: true),  // heard clearly: not asked
         (misfit: 9.0, clearance: 10.6, errorRate: 0.19, passes: true),  // signatures close: not asked
-        (misfit: nil, clearance: 10.6, errorRate: 0.37, passes: true)  // not measured
+        (misfit: nil, clearance: 10.6, errorRate: 0.37, passes: true),  // not measured
+        // Deep in noise (signatures 0.34 apart or more) the recording fits as noise alone does.
+        (misfit: 1.21, clearance: 9.2, errorRate: 0.42, passes: false),  // a tuning kept lead, 10 s at -5 dB (session 35)
+        (misfit: 1.17, clearance: 8.3, errorRate: 0.38, passes: false),  // the nearest of them, 5 s
+        (misfit: 0.93, clearance: 6.6, errorRate: 0.44, passes: true),  // the recording in that noise
+        (misfit: 1.21, clearance: 9.2, errorRate: 0.33, passes: true)  // less deep: the general bar
     ])
     func aMisfitHeardThroughNoiseIsAnotherRecording(misfit: Double?, clearance: Double, errorRate: Double, passes: Bool) {
         let p = EngineParameters()

@@ -182,16 +182,16 @@ CATALOG_PER_PACKAGE = 8  # at most, alt-version catalog members included
 HELD_PER_PACKAGE = 3  # at most; "same-package" negatives
 QUICK_CATALOG_PER_PACKAGE, QUICK_HELD_PER_PACKAGE = 2, 1
 POS_OFFSETS, QUICK_POS_OFFSETS = 3, 2  # positive offsets per catalog track
-# Offsets per hard-negative source. With 3 lengths and 5 chains that is 60 queries per source;
-# each set has at least 15 sources, so at least 900 hard negatives (HARD_NEG_MIN is checked).
+# Offsets per hard-negative source. With 3 lengths and 6 chains that is 72 queries per source;
+# each set has at least 15 sources, so at least 1080 hard negatives (HARD_NEG_MIN is checked).
 HARD_NEG_OFFSETS, QUICK_HARD_NEG_OFFSETS = 4, 2
 HARD_NEG_MIN = 300
 # How each hard-negative excerpt is heard: as it is, through the mic chain, with people talking
 # over it as in the positives' "speech" condition (own slices of the same talk), and in pink noise
-# at +5 and 0 dB as the positives' noise conditions (own slices of the same noise). A talker adds
+# at +5, 0 and -5 dB as the positives' noise conditions (own slices of the same noise). A talker adds
 # what the catalog recording lacks; so does a related recording, and the rule must still tell them
 # apart. Noise hides what a related recording lacks, where the whole-mix checks look for it.
-HARD_NEG_CHAINS = ("clean", "mic", "speech", "snr_p5", "snr_0")
+HARD_NEG_CHAINS = ("clean", "mic", "speech", "snr_p5", "snr_0", "snr_m5")
 HARD_KINDS = ("same-package", "alt-version", "derivative")
 NEG_KINDS = HARD_KINDS + ("silence", "pink-noise", "white-noise", "speech")
 
@@ -1369,7 +1369,7 @@ def report(ctx: dict, judged: list[dict], match: dict, chosen: dict) -> tuple[st
           "Hard negatives: *same-package* = held-out tracks of a catalog package (same composers and style); "
           "*alt-version* = another version of a catalog tune; *derivative* = a sample piece with one part kept "
           "verbatim and the rest changed. Chain *mic* = the speaker→room→mic chain of the positives; *speech* = "
-          "people talking 10 dB under the music; *snr_p5*, *snr_0* = pink noise at +5 and 0 dB SNR, as the positives'.", ""]
+          "people talking 10 dB under the music; *snr_p5*, *snr_0*, *snr_m5* = pink noise at +5, 0 and −5 dB SNR, as the positives'.", ""]
     L += lines + [""]
     misses += m
     L += ["Highest-scoring negatives of each kind (landmark score; signature scores first round / wider net):", ""]
