@@ -18,12 +18,16 @@ public struct RecognizerSnapshot: Sendable, Equatable {
     /// reference and offset: stable and certain enough to stop on even when its landmark score is
     /// below the early-decision rule's.
     public let confirmedTwice: Bool
+    /// A match that only the whole listening window may decide: heard so deep in noise that more
+    /// audio can still show it to be another recording that shares a part with this one.
+    public let waitsForWindow: Bool
 
     public init(
         isMatch: Bool, reference: ReferenceSummary?, offsetMilliseconds: Int, score: Int, runnerUpScore: Int,
-        peaks: Int, heardMilliseconds: Int, confirmedTwice: Bool = false
+        peaks: Int, heardMilliseconds: Int, confirmedTwice: Bool = false, waitsForWindow: Bool = false
     ) {
         self.confirmedTwice = confirmedTwice
+        self.waitsForWindow = waitsForWindow
         self.isMatch = isMatch
         self.reference = reference
         self.offsetMilliseconds = offsetMilliseconds

@@ -130,15 +130,17 @@ struct ContainmentCheck: Equatable {
     /// The check of `reference` at `offsetFrames` and speed `speedStep`, over the query frames
     /// heard after the smoothing window filled; nil when no kept reference frame lines up. The
     /// query's band b of frame f is `query[f * frameStride + first + b]`. `signatureErrorRateQ12`
-    /// (the alignment's signature disagreement) says whether the steady-noise model is asked.
+    /// (the alignment's signature disagreement) says whether the steady-noise model is asked;
+    /// `partlySilent` marks the query frames not taken as heard (`QueryMatcher.partlySilentFrames`).
     static func measure(
-        query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog, reference: Int,
+        partlySilent: [Bool] = [], query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog, reference: Int,
         offsetFrames: Int, speedStep: Int, signatureErrorRateQ12: Int
     ) -> ContainmentCheck? {
         let p = catalog.parameters
         let lowBands = p.lowLevelBandEdges.count - 1
         let alignment = Alignment(
-            query: query, frameStride: frameStride, queryFrames: queryFrames, catalog: catalog, reference: reference,
+            partlySilent: partlySilent, query: query, frameStride: frameStride, queryFrames: queryFrames, catalog: catalog,
+            reference: reference,
             offsetFrames: offsetFrames, speedStep: speedStep)
         let askSteadyNoise = signatureErrorRateQ12 >= p.containmentNoisyErrorRateQ12
         var highInput: MisfitInput? = nil

@@ -78,6 +78,15 @@ public struct Verdict: Sendable, Equatable {
 
     public var isMatch: Bool { outcome == .match }
 
+    /// A match heard so deep in noise that the steady-noise model's tighter bar judged it
+    /// (`ContainmentCheck.steadyNoiseMaxMisfitQ12`): there a few seconds cannot tell the recording
+    /// from a piece that keeps only its loudest part, and more audio can.
+    public func isDeepInNoise(_ p: EngineParameters) -> Bool {
+        guard isMatch, let containment, let signature else { return false }
+        return containment.heardThroughNoise(p, signature: signature)
+            && signature.errorRateQ12 >= p.containmentDeepNoiseErrorRateQ12
+    }
+
     /// The whole-mix check of the best landmark alignment (tuning and diagnosis): bits compared,
     /// weighted disagreement rate (0.5 for unrelated music) and score.
     public var alignmentBits: Int? { alignmentCheck?.bits }

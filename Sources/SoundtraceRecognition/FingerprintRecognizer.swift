@@ -72,7 +72,7 @@ public final class FingerprintRecognizer: Recognizer {
             offsetMilliseconds: verdict.offsetFrames * p.hopSize * 1000 / p.sampleRate,
             score: verdict.score, runnerUpScore: verdict.runnerUpScore, peaks: verdict.queryPeaks,
             heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate,
-            confirmedTwice: confirmedTwice)
+            confirmedTwice: confirmedTwice, waitsForWindow: verdict.isDeepInNoise(p))
     }
 
     /// Everything behind the verdict on what was heard so far (see `QueryExplanation`).

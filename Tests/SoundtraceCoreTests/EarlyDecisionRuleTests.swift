@@ -32,4 +32,17 @@ import Testing
         let strong = [ScriptedRecognizer.match(score: 40, heard: 1500), ScriptedRecognizer.match(score: 44, heard: 1750)]
         #expect(rule.isConfident(strong))
     }
+
+    /// A match heard deep in noise is named only by the window's final verdict, however strong
+    /// and however often confirmed before it.
+    @Test func aMatchThatWaitsForTheWindowNeverStopsASessionEarly() {
+        func deep(heard: Int) -> RecognizerSnapshot {
+            RecognizerSnapshot(
+                isMatch: true, reference: song, offsetMilliseconds: 12_000, score: 44, runnerUpScore: 3,
+                peaks: 100, heardMilliseconds: heard, confirmedTwice: true, waitsForWindow: true)
+        }
+        #expect(!rule.isConfident([deep(heard: 4000), deep(heard: 4250)]))
+        // Once the latest look no longer waits, the rule decides as before.
+        #expect(rule.isConfident([deep(heard: 4000), weakMatch(heard: 4250, confirmedTwice: true)]))
+    }
 }

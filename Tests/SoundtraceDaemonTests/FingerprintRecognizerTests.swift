@@ -39,4 +39,15 @@ import Testing
             #expect(try snapshots(of: audio).allSatisfy { !$0.confirmedTwice && !$0.isMatch })
         }
     }
+
+    /// Deep in noise (`Verdict.isDeepInNoise`: this excerpt, 12 dB under pink noise, is heard with
+    /// its signatures 0.34 apart or more) a few seconds cannot tell the recording from a piece that
+    /// keeps only its loudest part, so a match there waits for the window; heard clearly, it does not.
+    @Test func aMatchDeepInNoiseWaitsForTheWindow() throws {
+        let clip = TestAudio.excerpt(Self.references[1].audio, from: 12 * 8000, count: 8 * 8000)
+        let deep = try snapshots(of: TestAudio.addPinkNoise(clip, snrDB: -12, seed: 6)).filter(\.isMatch)
+        #expect(!deep.isEmpty && deep.allSatisfy { $0.reference?.id == "piece-2" && $0.waitsForWindow })
+        let clear = try snapshots(of: clip).filter(\.isMatch)
+        #expect(!clear.isEmpty && clear.allSatisfy { !$0.waitsForWindow })
+    }
 }
