@@ -2,9 +2,9 @@
 extension ContainmentCheck {
     /// One reference alignment, measured over one band layout at a time.
     struct Alignment {
-        /// Per query frame, true where its level reaches into the digital silence before or after
-        /// what was heard (may be shorter than the frames heard: the rest do not).
-        let partlySilent: [Bool]
+        /// The query frames taken as heard: not those whose level reaches into the digital silence
+        /// before or after the audio.
+        let heardFrames: Range<Int>
         let query: [UInt64]
         let frameStride: Int
         let queryFrames: Int
@@ -34,7 +34,7 @@ extension ContainmentCheck {
             for frame in (p.signatureSmoothingFrames - 1)..<queryFrames {
                 let referenceFrame = offsetFrames + (speedStep == 0 ? frame : roundedDivide(frame * n, d))
                 guard referenceFrame >= 0, referenceFrame < length, referenceFrame % p.levelStepFrames == 0 else { continue }
-                guard frame >= partlySilent.count || !partlySilent[frame] else { continue }
+                guard heardFrames.contains(frame) else { continue }
                 let word = catalog.levels[
                     start + ReferenceLevels.wordsPerFrame * (referenceFrame / p.levelStepFrames) + wordOffset]
                 // The louder of the neighbouring frames too: an alignment is only as exact as a frame,

@@ -131,15 +131,16 @@ struct ContainmentCheck: Equatable {
     /// heard after the smoothing window filled; nil when no kept reference frame lines up. The
     /// query's band b of frame f is `query[f * frameStride + first + b]`. `signatureErrorRateQ12`
     /// (the alignment's signature disagreement) says whether the steady-noise model is asked;
-    /// `partlySilent` marks the query frames not taken as heard (`QueryMatcher.partlySilentFrames`).
+    /// only `heardFrames` are taken as heard (`QueryMatcher.framesOffSilentEdges`).
     static func measure(
-        partlySilent: [Bool] = [], query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog, reference: Int,
+        heardFrames: Range<Int> = 0..<Int.max, query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog,
+        reference: Int,
         offsetFrames: Int, speedStep: Int, signatureErrorRateQ12: Int
     ) -> ContainmentCheck? {
         let p = catalog.parameters
         let lowBands = p.lowLevelBandEdges.count - 1
         let alignment = Alignment(
-            partlySilent: partlySilent, query: query, frameStride: frameStride, queryFrames: queryFrames, catalog: catalog,
+            heardFrames: heardFrames, query: query, frameStride: frameStride, queryFrames: queryFrames, catalog: catalog,
             reference: reference,
             offsetFrames: offsetFrames, speedStep: speedStep)
         let askSteadyNoise = signatureErrorRateQ12 >= p.containmentNoisyErrorRateQ12

@@ -17,7 +17,8 @@ public final class QueryMatcher {
     private let levelExtractor: BandLevelExtractor
     @exclusivity(unchecked) private var levels: [UInt64] = []
     /// The frames heard whose transform window held digital silence only (a gap in the capture, or
-    /// a source that stopped), in order: the containment check takes no evidence from next to them.
+    /// a source that stopped), in order: before or after the audio, the containment check takes no
+    /// evidence from next to them (`framesOffSilentEdges`).
     private var silentFrames: [Int] = []
 
     /// The grid's layout never changes; its counters are a buffer it refers to.
@@ -409,34 +410,32 @@ public final class QueryMatcher {
         )
     }
 
-    /// Per frame heard, whether its level reaches into the digital silence that came before the
-    /// audio (a source that started after listening did) or after it (one that stopped dead): its
-    /// transform window or the smoothing behind it, or a neighbour the containment check reads
-    /// with it, took in some of that silence. Such a level is partly silence, neither the music
-    /// nor the room; taken as heard, it pulls the noise floor down and looks short of the
-    /// recording, so that the verdict on the music would depend on when the source stopped.
-    /// Silence within the audio is left as heard: a recording's own silences are in its levels
-    /// too. Empty when the audio neither starts nor ends in silence.
-    private func partlySilentFrames() -> [Bool] {
+    /// The frames heard whose levels reach into neither the digital silence that came before the
+    /// audio (a source that started after listening did) nor the silence after it (one that stopped
+    /// dead). A level that does, through its transform window, the smoothing behind it or a
+    /// neighbour the containment check reads with it, is partly silence, neither the music nor the
+    /// room; taken as heard, it pulls the noise floor down and looks short of the recording, so that
+    /// the verdict on the music would depend on when the source stopped. Silence within the audio
+    /// is left as heard: a recording's own silences are in its levels too.
+    private func framesOffSilentEdges() -> Range<Int> {
         let frames = min(framesHeard, maxFrames)
-        guard let last = silentFrames.last, let first = silentFrames.first,
-            last == frames - 1 || first == 0
-        else { return [] }
+        guard let first = silentFrames.first, let last = silentFrames.last else { return 0..<frames }
         let p = parameters
         let reach = p.signatureSmoothingFrames + p.fftSize / p.hopSize
-        var partlySilent = [Bool](repeating: false, count: frames)
-        if last == frames - 1 {
-            // The trailing run: silent frames one after another up to the last frame.
-            var k = silentFrames.count - 1
-            while k > 0 && silentFrames[k - 1] == silentFrames[k] - 1 { k -= 1 }
-            for f in max(0, silentFrames[k] - reach)..<frames { partlySilent[f] = true }
-        }
+        var lower = 0
+        var upper = frames
         if first == 0 {
+            // The leading run: silent frames one after another from the first frame.
             var k = 0
             while k + 1 < silentFrames.count && silentFrames[k + 1] == silentFrames[k] + 1 { k += 1 }
-            for f in 0..<min(frames, silentFrames[k] + reach + 1) { partlySilent[f] = true }
+            lower = min(frames, silentFrames[k] + reach + 1)
         }
-        return partlySilent
+        if last == frames - 1 {
+            var k = silentFrames.count - 1
+            while k > 0 && silentFrames[k - 1] == silentFrames[k] - 1 { k -= 1 }
+            upper = max(lower, silentFrames[k] - reach)
+        }
+        return lower..<upper
     }
 
     /// The containment check at a signature check's alignment (its best shift).
@@ -444,7 +443,7 @@ public final class QueryMatcher {
         guard let step = parameters.speedSteps.firstIndex(of: check.speedStep) else { return nil }
         let bands = levelExtractor.bands
         return ContainmentCheck.measure(
-            partlySilent: partlySilentFrames(),
+            heardFrames: framesOffSilentEdges(),
             query: levels, frameStride: bands * levelExtractor.layouts, first: step * bands,
             queryFrames: min(framesHeard, maxFrames), catalog: catalog,
             reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep,

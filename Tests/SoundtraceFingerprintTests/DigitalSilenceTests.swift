@@ -5,7 +5,7 @@ import Testing
 
 /// Digital silence before or after what was heard (a source that started after listening did, or
 /// stopped dead) is not heard, and neither is a level that reaches into it
-/// (`QueryMatcher.partlySilentFrames`): such a level is partly silence, neither the music nor the
+/// (`QueryMatcher.framesOffSilentEdges`): such a level is partly silence, neither the music nor the
 /// room, and taken as heard it pulls the noise floor down and looks short of the recording.
 @Suite struct DigitalSilenceTests {
     static let rate = 8000
