@@ -4,6 +4,9 @@ struct QueryPair {
     let targetBinQ4: Int32
     let anchorTimeQ4: Int32
     let deltaTimeQ4: Int32
+    /// The speed hypotheses at which the pair's hash was common (`QueryMatcher.commonStepBit`),
+    /// recorded once it was looked up.
+    var commonSteps: UInt16 = 0
 
     init(anchor: Peak, target: Peak) {
         anchorBinQ4 = Int32(clamping: anchor.binQ4)
@@ -47,13 +50,25 @@ extension QueryMatcher {
     }
 
     /// The votes `reference` would have had through common hashes from every pair heard so far.
+    /// Only the speed hypotheses at which a pair's hash was common are looked up again: the others
+    /// found nothing or a hash that voted for every reference, and would give no vote.
     private func replayCommonHashes(for reference: Int) {
         for pair in pairs {
-            forEachLookup(of: pair) { stepIndex, run, anchorFrame in
-                guard !votesForEveryReference(run, stepIndex: stepIndex) else { return }
-                voteCommon(run: run, reference: reference, stepIndex: stepIndex, anchorFrame: anchorFrame)
+            for stepIndex in parameters.speedSteps.indices where Self.mayBeCommon(pair.commonSteps, stepIndex: stepIndex) {
+                lookup(of: pair, stepIndex: stepIndex) { run, anchorFrame in
+                    guard !votesForEveryReference(run, stepIndex: stepIndex) else { return }
+                    voteCommon(run: run, reference: reference, stepIndex: stepIndex, anchorFrame: anchorFrame)
+                }
             }
         }
+    }
+
+    /// A pair's record of a common hash at speed hypothesis `stepIndex`; the record holds the first
+    /// 16 hypotheses (9 by default), and any beyond them is always looked up again.
+    static func commonStepBit(_ stepIndex: Int) -> UInt16 { stepIndex < 16 ? 1 << UInt16(stepIndex) : 0 }
+
+    static func mayBeCommon(_ commonSteps: UInt16, stepIndex: Int) -> Bool {
+        stepIndex >= 16 || commonSteps & commonStepBit(stepIndex) != 0
     }
 
     /// Whether a hash with these entries votes for every reference at this speed hypothesis, or

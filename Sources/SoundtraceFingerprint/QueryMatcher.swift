@@ -150,18 +150,23 @@ public final class QueryMatcher {
 
     private func addPair(_ anchor: Peak, _ target: Peak) {
         landmarks += 1
-        let pair = QueryPair(anchor: anchor, target: target)
-        if pairs.count < maxStoredPairs { pairs.append(pair) }
+        var pair = QueryPair(anchor: anchor, target: target)
+        var commonSteps: UInt16 = 0
         forEachLookup(of: pair) { stepIndex, run, anchorFrame in
             if votesForEveryReference(run, stepIndex: stepIndex) {
                 catalog.index.forEachHit(in: run) { reference, frame in
                     vote(reference: reference, stepIndex: stepIndex, offset: frame - anchorFrame, chance: true)
                 }
             } else {
+                commonSteps |= Self.commonStepBit(stepIndex)
                 for reference in candidates {
                     voteCommon(run: run, reference: reference, stepIndex: stepIndex, anchorFrame: anchorFrame)
                 }
             }
+        }
+        if pairs.count < maxStoredPairs {
+            pair.commonSteps = commonSteps
+            pairs.append(pair)
         }
     }
 

@@ -1,3 +1,4 @@
+import CLinux
 import SoundtraceCore
 import SoundtraceFingerprint
 import SoundtracePlatform
@@ -43,6 +44,16 @@ struct MatchCommand {
     /// How this command answers a malformed command line or -h.
     var commandUsage: CommandUsage { CommandUsage(command: "match", text: Self.usage, console: console) }
 
+    /// Each file's matcher grows its vote counters to a few megabytes and frees them at the end.
+    /// Depending on where they lay in the heap, glibc gave that memory back after one file and the
+    /// next faulted it in again, page by page: about 1,800 page faults and 2–3 ms a file against a
+    /// 10-hour catalog (docs/BENCHMARKS.md, "Catalog scale"). A batch keeps its freed memory for the
+    /// next file instead; its peak is still one file's.
+    static func keepHeapBetweenFiles() {
+        _ = mallopt(M_MMAP_THRESHOLD, 32 << 20)
+        _ = mallopt(M_TRIM_THRESHOLD, 64 << 20)
+    }
+
     func run(_ args: [String]) -> ExitCode {
         let parsed: Arguments
         switch commandUsage.parse(args, valueOptions: ["--catalog", "--device", "--seconds"], flagOptions: ["--json", "--explain"]) {
@@ -62,6 +73,7 @@ struct MatchCommand {
         guard !explain || json else {
             return commandUsage.refuse("--explain adds fields to --json output; pass both")
         }
+        if parsed.positional.count > 1 { Self.keepHeapBetweenFiles() }
         var status = ExitCode.success
         for file in parsed.positional {
             do {

@@ -96,6 +96,36 @@ import Testing
         #expect(verdict.isMatch && verdict.candidate == 2)
     }
 
+    @Test func aLateCandidateGetsTheVotesOfEveryPairHeardBeforeIt() throws {
+        let open = try Self.catalog {
+            $0.maxEntriesPerHash = .max
+            $0.maxEntriesPerHashAtRecordedSpeed = .max
+        }
+        let limit = Self.crowding(open.index, references: Self.references.count).mostOwn
+        let query = TestAudio.excerpt(Self.references[3].audio, from: 11 * Self.rate + 17, count: 6 * Self.rate)
+        let rareOnly = try Self.matcher(
+            try Self.catalog {
+                $0.maxEntriesPerHash = limit
+                $0.maxEntriesPerHashAtRecordedSpeed = limit
+                $0.commonHashCandidates = 0
+            }, hearing: query)
+        // Promoted only once it has two thirds of the hits the rare hashes give it in all: by then
+        // most of the query's pairs, with their common hashes, were heard and must be replayed.
+        let promotion = rareOnly.bestScoreOf(3) * 2 / 3
+        #expect(promotion > 8)
+        let late = try Self.matcher(
+            try Self.catalog {
+                $0.maxEntriesPerHash = limit
+                $0.maxEntriesPerHashAtRecordedSpeed = limit
+                $0.commonHashPromotionHits = promotion
+            }, hearing: query)
+        let everyHash = try Self.matcher(open, hearing: query)
+
+        #expect(late.candidates.contains(3))
+        #expect(late.bestScoreOf(3) == everyHash.bestScoreOf(3))
+        #expect(late.bestScoreOf(3) > rareOnly.bestScoreOf(3))
+    }
+
     @Test func candidatesDoNotDependOnBufferSizes() throws {
         let open = try Self.catalog { $0.maxEntriesPerHash = .max }
         let limit = Self.crowding(open.index, references: Self.references.count).mostOwn
