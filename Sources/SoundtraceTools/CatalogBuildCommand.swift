@@ -84,6 +84,12 @@ struct CatalogBuildCommand {
             return .inputError
         }
 
+        let references = manifest.references
+        let paths = references.map { FileSystem.join(manifest.folder, $0.sourceFile) }
+        if let problem = OutputTarget.catalogRefusal(toReplace: outPath, manifest: manifestPath, recordings: paths) {
+            console.error("soundtrace catalog build: \(problem)")
+            return .inputError
+        }
         var stored = StoredFingerprints.none
         var reusing = false
         if !parsed.flag("--full") {
@@ -93,9 +99,6 @@ struct CatalogBuildCommand {
             reusing = note == nil && FileSystem.exists(outPath)
         }
 
-        let references = manifest.references
-        let folder = manifest.folder
-        let paths = references.map { FileSystem.join(folder, $0.sourceFile) }
         var progress = CatalogBuildProgress(references: references.count, totalSeconds: paths.reduce(0) { $0 + Self.headerSeconds($1) })
         let started = SystemClock.monotonicNanoseconds()
         console.progress(progress.line(elapsedSeconds: 0))

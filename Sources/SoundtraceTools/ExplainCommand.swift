@@ -38,6 +38,10 @@ struct ExplainCommand {
         case let .run(arguments): parsed = arguments
         case let .done(code): return code
         }
+        if let out = parsed.value("--svg"), let problem = OutputTarget.svgRefusal(toReplace: out) {
+            console.error("soundtrace explain: \(problem)")
+            return .inputError
+        }
         if let device = parsed.value("--device") {
             guard parsed.positional.isEmpty else {
                 return commandUsage.refuse("a file or --device, not both")

@@ -119,6 +119,30 @@ import Testing
         #expect(try s.bytes("c.catalog") == s.bytes("good.catalog"))
     }
 
+    @Test func theCatalogIsNeverWrittenOverARecordingOrTheManifest() throws {
+        let s = try Scratch()
+        defer { s.remove() }
+        try s.copy("harbor-lights-piano")
+        try s.writeManifest(["harbor-lights-piano"])
+        let recording = try s.bytes("audio/harbor-lights-piano.wav")
+        let manifest = try s.bytes("manifest.json")
+        try FileManager.default.copyItem(atPath: s.dir + "/manifest.json", toPath: s.dir + "/other.json")
+        for out in ["audio/harbor-lights-piano.wav", "manifest.json", "other.json", "audio/../manifest.json"] {
+            for extra in [[], ["--full"]] {
+                let run = s.build(out, extra)
+                #expect(run.status == .inputError)
+                #expect(run.err.contains("\(s.dir)/\(out) exists and is "), "\(run.err)")
+                #expect(run.err.contains("; refusing to replace it"), "\(run.err)")
+            }
+        }
+        #expect(try s.bytes("audio/harbor-lights-piano.wav") == recording)
+        #expect(try s.bytes("manifest.json") == manifest)
+        // An empty file, or its own earlier output, is replaced.
+        #expect(FileManager.default.createFile(atPath: s.dir + "/empty.catalog", contents: Data()))
+        #expect(s.build("empty.catalog").status == .success)
+        #expect(s.build("empty.catalog", ["--full"]).status == .success)
+    }
+
     @Test func theFirstFailingReferenceInManifestOrderIsReportedWhateverTheJobs() throws {
         let s = try Scratch()
         defer { s.remove() }

@@ -78,6 +78,27 @@ import Testing
         #expect(try Self.render(dir + "/o.svg").0 == 1000)
     }
 
+    @Test func thePictureIsNeverWrittenOverARecordingOrACatalog() throws {
+        let dir = try SampleCatalogTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recording = try RecordingLoader.load(path: Self.root + "/catalog/audio/harbor-lights-piano.wav").audio
+        try Self.wav(TestAudio.excerpt(recording, from: 30 * 8000, count: 4 * 8000), dir + "/q.wav")
+        try Self.wav(TestAudio.excerpt(recording, from: 50 * 8000, count: 4 * 8000), dir + "/other.wav")
+        try FileManager.default.copyItem(atPath: Self.catalog, toPath: dir + "/c.catalog")
+        let before = try [dir + "/q.wav", dir + "/other.wav", dir + "/c.catalog"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        // Its own input, a swapped argument, the catalog.
+        for out in [dir + "/q.wav", dir + "/other.wav", dir + "/c.catalog"] {
+            let run = CLIRun(["explain", "--catalog", dir + "/c.catalog", dir + "/q.wav", "--svg", out])
+            #expect(run.status == .inputError)
+            #expect(run.err.contains("\(out) exists and is not an SVG picture; refusing to replace it"), "\(run.err)")
+        }
+        let after = try [dir + "/q.wav", dir + "/other.wav", dir + "/c.catalog"].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        #expect(after == before)
+        // An earlier picture is replaced.
+        #expect(CLIRun(["explain", "--catalog", dir + "/c.catalog", dir + "/q.wav", "--svg", dir + "/q.svg"]).status == .success)
+        #expect(CLIRun(["explain", "--catalog", dir + "/c.catalog", dir + "/other.wav", "--svg", dir + "/q.svg"]).status == .success)
+    }
+
     @Test func thePNGInsideIsWellFormed() {
         // The IEND chunk's CRC is fixed by the PNG specification; base64 by RFC 4648's test vectors.
         #expect(PNGEncoder.crc32(Array("IEND".utf8)) == 0xAE42_6082)
