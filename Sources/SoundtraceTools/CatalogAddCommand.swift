@@ -178,6 +178,13 @@ struct CatalogAddCommand {
         case let .success(note): duplicateCheck = note
         case let .failure(problem): return .failure(problem)
         }
+        if let same = Self.sameFileInManifest(loaded.sourceSHA256, file: r.file, manifest: manifest) {
+            return .failure(
+                Problem(
+                    message:
+                        "\(r.file) is the same file as the manifest's recording '\(same.id)' (\(same.title)), which the catalog file may not hold yet (soundtrace catalog build adds it); a catalog holds each recording once"
+                ))
+        }
         // Where the manifest will find it: in place when it already lies in the manifest's folder.
         let folder = FileSystem.absolute(manifest.folder.isEmpty ? "." : manifest.folder)
         let source = FileSystem.absolute(r.file)
@@ -218,6 +225,19 @@ struct CatalogAddCommand {
         } catch {
             if let copyTo { unlink(copyTo) }
             return .failure(Problem(message: "\(error)"))
+        }
+    }
+
+    /// The manifest's reference whose recording has these bytes: recordings added since the last
+    /// build are not in the catalog file yet. Only files of the same size are read and hashed.
+    static func sameFileInManifest(_ sha256: [UInt8], file: String, manifest: Manifest) -> ReferenceAudio? {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return nil }
+        return manifest.references.first { reference in
+            var other = stat()
+            let path = FileSystem.join(manifest.folder, reference.sourceFile)
+            guard stat(path, &other) == 0, other.st_size == info.st_size else { return false }
+            return (try? RecordingStream.sha256(path: path)) == sha256
         }
     }
 

@@ -42,6 +42,16 @@ struct CatalogBuildCommand {
         let reused: Bool
     }
 
+    /// The first two positions, in manifest order, that hold the same value; nil when all differ.
+    static func firstRepeat(_ checksums: [[UInt8]]) -> (Int, Int)? {
+        var seen: [[UInt8]: Int] = [:]
+        for (position, checksum) in checksums.enumerated() {
+            if let earlier = seen[checksum] { return (earlier, position) }
+            seen[checksum] = position
+        }
+        return nil
+    }
+
     /// Why a reference could not be built: the message after "soundtrace catalog build: ".
     struct Failure: Error, Sendable {
         let message: String
@@ -117,6 +127,13 @@ struct CatalogBuildCommand {
         case let .success(all): analysed = all
         case let .failure(failure):
             console.error("soundtrace catalog build: \(failure.message)")
+            return .inputError
+        }
+        if let (first, second) = Self.firstRepeat(analysed.map(\.sourceSHA256)) {
+            console.error(
+                "soundtrace catalog build: references '\(references[first].id)' and '\(references[second].id)' have the same recording "
+                    + "(\(paths[first]) and \(paths[second]) hold the same bytes); a catalog holds each recording once, "
+                    + "or a visitor would hear a tie between them: remove one from the manifest (soundtrace catalog remove ID)")
             return .inputError
         }
 

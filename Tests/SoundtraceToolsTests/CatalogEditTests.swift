@@ -85,6 +85,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: s.dir + "/cat/audio/again.wav"))
     }
 
+    @Test func aRecordingAddedTwiceBeforeABuildIsRefusedTheSecondTime() throws {
+        let s = try Scratch()
+        defer { try? FileManager.default.removeItem(atPath: s.dir) }
+        let fields = ["--title", "T", "--creator", "C", "--license", "CC0-1.0"]
+        let first = s.add(s.audio("summit-banners-brass"), ["--id", "brass-one"] + fields)
+        #expect(first.status == .success, "\(first.err)")
+        let before = try s.manifestText()
+        // The catalog file does not hold it yet; the manifest does.
+        let second = s.add(s.audio("summit-banners-brass"), ["--id", "brass-two"] + fields)
+        #expect(second.status == .inputError)
+        #expect(second.err.contains("is the same file as the manifest's recording 'brass-one'"), "\(second.err)")
+        #expect(try s.manifestText() == before)
+        #expect(!FileManager.default.fileExists(atPath: s.dir + "/cat/audio/brass-two.wav"))
+        // Had it been written by hand, the build refuses the pair.
+        try ManifestWriter.text(
+            version: 1,
+            references: try Manifest.load(path: s.manifest).references + [
+                ReferenceAudio(
+                    id: "brass-two", title: "T", creator: "C", license: "CC0-1.0", sourceFile: "audio/brass-one.wav", metadata: [])
+            ]
+        ).write(toFile: s.manifest, atomically: true, encoding: .utf8)
+        let build = CLIRun(["catalog", "build", "--manifest", s.manifest, "--out", s.catalog])
+        #expect(build.status == .inputError)
+        #expect(build.err.contains("references 'brass-one' and 'brass-two' have the same recording"), "\(build.err)")
+    }
+
     @Test(arguments: [
         (["--license", "CC-BY"], "needs a version"),
         (["--license", "cc-by-4.0"], "is written 'CC-BY-4.0'"),
