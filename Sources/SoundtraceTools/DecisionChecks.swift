@@ -71,7 +71,7 @@ enum DecisionChecks {
                     + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate))), "
                     + "or within \(fmt(quietRate)) and at most \(fmt(quietSurplusBar)) dB above over \(p.containmentQuietMinCells) frames or more; "
                     + "heard under \(fmt(noisyClearance)) dB above the noise floor with signatures \(fmt(noisyRate)) apart or more, "
-                    + "over \(p.containmentNoisyMinCells) frames heard or more",
+                    + "over \(p.containmentNoisyMinCells) frames heard or more; always over \(p.containmentMinCells) level frames or more",
                 passed: v.containmentAbovePassed))
         let lowBar = Double(p.containmentLowMaxShortfallQ12) / 4096 * 3.0103
         let lowGate = tenthsOfDecibels(q8: p.containmentLowMinHeardRangeQ8)

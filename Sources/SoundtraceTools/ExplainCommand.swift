@@ -58,7 +58,7 @@ struct ExplainCommand {
                 svg: parsed.value("--svg"), json: parsed.flag("--json"))
         }
         guard parsed.value("--seconds") == nil else {
-            return commandUsage.refuse("--seconds sets the listening window of --device; files are explained whole")
+            return commandUsage.refuse("--seconds sets the listening window of --device; a file's first 30 s are explained")
         }
         guard parsed.positional.count == 1 else {
             return commandUsage.refuse("name one WAV file (or --device PCM)")

@@ -11,7 +11,8 @@ struct MatchCommand {
 
         Tells, for each WAV file, which catalog recording it is and where in it the file starts, or
         that it is not in the catalog. Files: RIFF WAV, PCM 16/24/32-bit or 32-bit float, mono or
-        stereo, 8–48 kHz. With --device, listens once on an ALSA capture device instead: until a
+        stereo, 8–48 kHz; the first 30 s of each file are analysed, and a longer file's verdict
+        says so. With --device, listens once on an ALSA capture device instead: until a
         confident match, or for at most N seconds of audio.
 
         options:
@@ -62,7 +63,7 @@ struct MatchCommand {
         }
         if let device = parsed.value("--device") { return live(device: device, parsed) }
         guard parsed.value("--seconds") == nil else {
-            return commandUsage.refuse("--seconds sets the listening window of --device; files are matched whole")
+            return commandUsage.refuse("--seconds sets the listening window of --device; a file's first 30 s are matched")
         }
         guard !parsed.positional.isEmpty else {
             return commandUsage.refuse("name at least one WAV file to match")
@@ -79,10 +80,12 @@ struct MatchCommand {
             do {
                 let audio = try RecordingLoader.loadQuery(path: file, parameters: catalog.parameters)
                 let verdict = try FileMatching.match(audio, catalog: catalog)
+                let cut = audio.samples.count > catalog.parameters.maxQuerySeconds * catalog.parameters.sampleRate
                 console.print(
                     json
                         ? Self.json(file: file, verdict: verdict, catalog: catalog, explain: explain)
-                        : Self.text(file: file, verdict: verdict, catalog: catalog))
+                        : Self.text(file: file, verdict: verdict, catalog: catalog)
+                            + (cut ? " — only its first \(catalog.parameters.maxQuerySeconds) s were analysed" : ""))
             } catch {
                 status = .inputError
                 if json {
@@ -136,7 +139,8 @@ struct MatchCommand {
         }
         pairs += [
             ("score", String(verdict.score)), ("runnerUpScore", String(verdict.runnerUpScore)),
-            ("speedPercent", speedPercent(verdict, catalog, signed: false)), ("heard", Text.json(heard(verdict)))
+            ("speedPercent", speedPercent(verdict, catalog, signed: false)),
+            ("heard", Text.json(heard(verdict, parameters: catalog.parameters)))
         ]
         if explain {
             pairs += [
@@ -171,7 +175,7 @@ struct MatchCommand {
 
     static func text(file: String, verdict: Verdict, catalog: Catalog) -> String {
         guard verdict.isMatch, let index = verdict.candidate else {
-            return "\(file): no match (\(heard(verdict)))"
+            return "\(file): no match (\(heard(verdict, parameters: catalog.parameters)))"
         }
         let audio = catalog.references[index].audio
         let offset = Text.seconds(catalog.parameters.seconds(forFrames: verdict.offsetFrames))
@@ -179,10 +183,23 @@ struct MatchCommand {
             + "(score \(verdict.score), next best \(verdict.runnerUpScore), speed \(speedPercent(verdict, catalog)) %, license \(audio.license))"
     }
 
-    /// Whether anything was heard at all, so that silence is told apart from unknown audio.
-    static func heard(_ verdict: Verdict) -> String {
+    /// Whether anything was heard at all, so that silence is told apart from unknown audio, and
+    /// audio too short for the whole-mix check (`containmentMinCells` level frames) from audio
+    /// that is not in the catalog.
+    static func heard(_ verdict: Verdict, parameters p: EngineParameters) -> String {
         if verdict.queryPeaks == 0 { return "silence or too quiet" }
-        return verdict.isMatch ? "catalog recording" : "heard audio that is not in the catalog"
+        if verdict.isMatch { return "catalog recording" }
+        let neededFrames = p.containmentMinCells * p.levelStepFrames
+        if verdict.framesHeard < neededFrames || verdict.containmentCells.map({ $0 < p.containmentMinCells }) == true {
+            return "too short to decide: a match needs about \(Text.oneDecimal(Self.shortestMatchSeconds(p))) s of audio or more"
+        }
+        return "heard audio that is not in the catalog"
+    }
+
+    /// About the least audio a match can rest on: the whole-mix check's level frames, plus the
+    /// frames the transform and the levels' smoothing fill before the first one.
+    static func shortestMatchSeconds(_ p: EngineParameters) -> Double {
+        p.seconds(forFrames: (p.containmentMinCells + 1) * p.levelStepFrames + p.fftSize / p.hopSize)
     }
 
     /// Speed change in percent with one decimal; `signed` adds a "+" for people (JSON numbers cannot have one).

@@ -149,6 +149,34 @@ import Testing
             "strongest wide signature score \(strongestWide)")
     }
 
+    @Test func aTooShortFileIsSaidToBeTooShortAndALongOneToBeCut() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recording = try RecordingLoader.load(path: Self.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile).audio
+        func write(_ audio: PCMAudio, _ name: String) throws -> String {
+            try Data(TestAudio.wavFile(audio)).write(to: URL(fileURLWithPath: dir + "/" + name))
+            return dir + "/" + name
+        }
+        // A clean second and a half of a catalog recording: every landmark check passes, but the
+        // whole-mix check needs more.
+        let short = try write(TestAudio.excerpt(recording, from: 20 * Self.rate, count: 3 * Self.rate / 2), "short.wav")
+        let run = CLIRun(["match", "--catalog", Self.catalogPath, short])
+        #expect(run.status == .success)
+        #expect(run.out.contains("no match (too short to decide: a match needs about 1.7 s of audio or more)"), "\(run.out)")
+        // Two seconds are enough.
+        let enough = try write(TestAudio.excerpt(recording, from: 20 * Self.rate, count: 2 * Self.rate), "enough.wav")
+        #expect(CLIRun(["match", "--catalog", Self.catalogPath, enough]).out.contains(": match \(Self.catalog.references[2].audio.id)"))
+        // 31 s of silence, then the recording: the verdict says that only 30 s were looked at.
+        let late = try write(
+            PCMAudio(
+                sampleRate: Self.rate,
+                samples: [Int16](repeating: 0, count: 31 * Self.rate) + TestAudio.excerpt(recording, from: 0, count: 10 * Self.rate).samples
+            ),
+            "late.wav")
+        let cut = CLIRun(["match", "--catalog", Self.catalogPath, late])
+        #expect(cut.out.contains("no match (silence or too quiet) — only its first 30 s were analysed"), "\(cut.out)")
+    }
+
     @Test func matchPrintsOneJSONObjectPerFile() throws {
         let outside = Self.root + "/catalog/outside/quiet-ferry-piano.wav"
         let inside = Self.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile
