@@ -136,6 +136,12 @@ struct CatalogBuildCommand {
                     + "or a visitor would hear a tie between them: remove one from the manifest (soundtrace catalog remove ID)")
             return .inputError
         }
+        if let silent = analysed.indices.first(where: { analysed[$0].fingerprint.landmarks.isEmpty }) {
+            console.error(
+                "soundtrace catalog build: reference '\(references[silent].id)': \(paths[silent]) gives no landmarks (it is silent, "
+                    + "or nearly), so it could never be recognized; check the file, or remove the reference from the manifest")
+            return .inputError
+        }
 
         let seconds = analysed.reduce(0.0) { $0 + Double($1.samples) / Double(parameters.sampleRate) }
         let landmarks = analysed.reduce(0) { $0 + $1.fingerprint.landmarks.count }

@@ -143,6 +143,19 @@ import Testing
         #expect(s.build("empty.catalog", ["--full"]).status == .success)
     }
 
+    @Test func aSilentRecordingIsRefusedNotIndexedAsNothing() throws {
+        let s = try Scratch()
+        defer { s.remove() }
+        try s.copy("harbor-lights-piano")
+        let silence = PCMAudio(sampleRate: 16000, samples: [Int16](repeating: 0, count: 8 * 16000))
+        try Data(TestAudio.wavFile(silence)).write(to: URL(fileURLWithPath: s.dir + "/audio/quiet-room.wav"))
+        try s.writeManifest(["harbor-lights-piano", "quiet-room"])
+        let run = s.build("c.catalog")
+        #expect(run.status == .inputError)
+        #expect(run.err.contains("reference 'quiet-room': \(s.dir)/audio/quiet-room.wav gives no landmarks"), "\(run.err)")
+        #expect(!FileManager.default.fileExists(atPath: s.dir + "/c.catalog"))
+    }
+
     @Test func theFirstFailingReferenceInManifestOrderIsReportedWhateverTheJobs() throws {
         let s = try Scratch()
         defer { s.remove() }
