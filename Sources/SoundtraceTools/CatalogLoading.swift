@@ -3,6 +3,9 @@ import SoundtraceFingerprint
 /// The bundled catalog, used when no --catalog is given.
 let defaultCatalogPath = "catalog/soundtrace.catalog"
 
+/// Where the Debian package installs the bundled catalog (docs/DEPLOY.md).
+let installedCatalogPath = "/usr/share/soundtrace/soundtrace.catalog"
+
 /// The bundled manifest, used when no --manifest is given.
 let defaultManifestPath = "catalog/manifest.json"
 
@@ -21,7 +24,12 @@ func loadCatalog(_ path: String?, command: String, console: Console, check: Cata
     do {
         return try CatalogFile.load(path: path ?? defaultCatalogPath, check: check)
     } catch {
-        console.error("soundtrace \(command): \(error)")
+        // The default is relative: outside a source checkout it names nothing, and rebuilding
+        // there is not what an installed box needs.
+        let hint =
+            path == nil && error == .notFound(path: defaultCatalogPath)
+            ? "; without --catalog it is looked for in the current folder (an installed package's is \(installedCatalogPath))" : ""
+        console.error("soundtrace \(command): \(error)\(hint)")
         return nil
     }
 }

@@ -73,7 +73,10 @@ final class ProtocolClient {
         } catch let .broken(_, detail) {
             // A silent peer (an HTTP server waits for a request) or one that hangs up is not a
             // soundtraced either.
-            throw .notSoundtrace(endpoint: endpoint, detail: "no greeting: it \(detail)")
+            // A soundtraced stuck in a device open that never returns accepts and says nothing too.
+            throw .notSoundtrace(
+                endpoint: endpoint,
+                detail: "no greeting: it \(detail) (a soundtraced that is stuck does the same: see journalctl -u soundtraced)")
         }
         guard case let .line(line) = event else { return }
         switch ProtocolGreeting(line: line) {

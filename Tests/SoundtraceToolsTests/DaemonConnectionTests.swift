@@ -76,7 +76,7 @@ import Testing
         #expect(run.status == .unreachable)
         #expect(
             run.err
-                == "soundtrace status: 127.0.0.1:\(port) is not a soundtraced speaking protocol 1: no greeting: it did not answer within 300 ms; check --host and --port (default port 6680)\n"
+                == "soundtrace status: 127.0.0.1:\(port) is not a soundtraced speaking protocol 1: no greeting: it did not answer within 300 ms (a soundtraced that is stuck does the same: see journalctl -u soundtraced); check --host and --port (default port 6680)\n"
         )
     }
 
