@@ -48,6 +48,10 @@ struct DaemonOptions: Equatable {
         func value(_ flag: String) throws(Invalid) -> String {
             index += 1
             guard index < arguments.count, !arguments[index].isEmpty else { throw Invalid(description: "\(flag) needs a value") }
+            // `--state-dir --no-gpio` forgot the folder; no value of these options starts with "--".
+            guard !arguments[index].hasPrefix("--") else {
+                throw Invalid(description: "\(flag) needs a value, not the option \(arguments[index])")
+            }
             return arguments[index]
         }
         func once<T>(_ current: T?, _ flag: String) throws(Invalid) {

@@ -32,13 +32,20 @@ struct Arguments {
             }
             if valueOptions.contains(name) {
                 guard options[name] == nil else { throw UsageError(description: "\(name) was given twice") }
+                let value: String
                 if let inlineValue {
-                    options[name] = inlineValue
+                    value = inlineValue
                 } else {
                     guard i < args.count else { throw UsageError(description: "\(name) needs a value") }
-                    options[name] = args[i]
+                    value = args[i]
                     i += 1
+                    // `--catalog --json` forgot the value; the option after it is not one.
+                    if valueOptions.contains(value) || flagOptions.contains(value) {
+                        throw UsageError(description: "\(name) needs a value, not the option \(value)")
+                    }
                 }
+                guard !value.isEmpty else { throw UsageError(description: "\(name) needs a value, not an empty one") }
+                options[name] = value
             } else if flagOptions.contains(name), inlineValue == nil {
                 flags.insert(name)
             } else {

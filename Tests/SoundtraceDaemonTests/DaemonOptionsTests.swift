@@ -21,6 +21,7 @@ import Testing
 
     @Test(arguments: [
         (["--port"], "--port needs a value"),
+        (["--state-dir", "--no-gpio"], "--state-dir needs a value, not the option --no-gpio"),
         (["--port", "70000"], "--port must be a whole number in 0–65535, got '70000'"),
         (["--device", "a", "--device", "b"], "--device was given twice"),
         (["--verbose"], "unknown argument '--verbose'"),

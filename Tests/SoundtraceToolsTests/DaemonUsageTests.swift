@@ -42,7 +42,7 @@ import Testing
         (["status", "now"], "soundtrace status: unexpected argument 'now'"),
         (["status", "--port", "0"], "soundtrace status: --port needs a port number from 1 to 65535"),
         (["status", "--port", "http"], "soundtrace status: --port needs a port number"),
-        (["status", "--host", ""], "soundtrace status: --host needs a host name or address"),
+        (["status", "--host", ""], "soundtrace status: --host needs a value, not an empty one"),
         (["status", "--host", "a b"], "soundtrace status: --host needs a host name or address"),
         (
             ["status", "--token-file", "/nonexistent/token"],
