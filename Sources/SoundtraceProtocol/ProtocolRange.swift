@@ -12,7 +12,8 @@ public struct ProtocolRange: Sendable, Equatable {
         func bad() -> Result<ProtocolRange, ProtocolError> {
             .failure(
                 ProtocolError(
-                    .badArguments, command: command, "range \"\(text)\" should be START:END (e.g. 0:20), at most \(maxPage) records"))
+                    .badArguments, command: command,
+                    "range \"\(text)\" should be START:END (e.g. 0:20), END above START and at most \(maxPage) records"))
         }
         guard parts.count == 2, let start = Int(parts[0]), start >= 0, start <= 1_000_000 else { return bad() }
         let end: Int

@@ -40,6 +40,9 @@ struct CatalogVerifyCommand {
         guard parsed.positional.isEmpty else {
             return commandUsage.refuse("unexpected argument \(parsed.positional[0])")
         }
+        if let root = parsed.value("--audio-root"), !FileSystem.isFolder(root) {
+            return commandUsage.refuse("--audio-root \(root) is not a folder; name the folder the recordings' paths start from")
+        }
         let path = parsed.value("--catalog") ?? defaultCatalogPath
         guard let catalog = loadCatalog(path, command: "catalog verify", console: console) else { return .inputError }
         console.print(

@@ -45,6 +45,12 @@ enum FileSystem {
         return "/" + parts.joined(separator: "/")
     }
 
+    /// Whether `path` is a folder (a link to one counts).
+    static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0

@@ -11,7 +11,8 @@ enum StatusCommands {
 
     static let ping = DaemonCommand(
         name: "ping",
-        summary: "Checks that soundtraced answers and speaks protocol 1 (and that the token is right, if one is given).",
+        summary: "Checks that soundtraced answers and speaks protocol 1 (and, if one is given, that the token is right; "
+            + "a daemon with no token set accepts any from this machine).",
         argument: .none,
         jsonHelp: "one JSON object: daemon, protocol",
         body: runPing)

@@ -64,7 +64,8 @@ struct CLIRun {
             (["match", "--catalog", "a", "--catalog", "b", "x.wav"], "soundtrace match: --catalog was given twice"),
             (["catalog", "build", "extra"], "soundtrace catalog build: unexpected argument extra"),
             (["catalog", "show"], "soundtrace catalog show: name exactly one recording id"),
-            (["catalog", "list", "--json"], "soundtrace catalog list: unknown option --json")
+            (["catalog", "list", "--json"], "soundtrace catalog list: unknown option --json"),
+            (["catalog", "verify", "--audio-root", "/nonexistent"], "soundtrace catalog verify: --audio-root /nonexistent is not a folder")
         ]
         for (args, message) in cases {
             let run = CLIRun(args)

@@ -32,7 +32,7 @@ import Testing
         (["favorite", "Harbor_Lights"], "soundtrace favorite: a reference id is 3–64 lower-case letters"),
         (["reference", "x"], "soundtrace reference: a reference id is 3–64"),
         (["unfavorite"], "soundtrace unfavorite: name exactly one reference id"),
-        (["history", "5:2"], "soundtrace history: range \"5:2\" should be START:END (e.g. 0:20), at most 100 records"),
+        (["history", "5:2"], "soundtrace history: range \"5:2\" should be START:END (e.g. 0:20), END above START and at most 100 records"),
         (["history", "0:500"], "soundtrace history: range \"0:500\" should be START:END"),
         (["history", "0:5", "9:10"], "soundtrace history: unexpected argument '9:10'"),
         (["catalog", "1:x"], "soundtrace catalog: range \"1:x\" should be START:END"),
