@@ -126,7 +126,7 @@ extension ApplianceState {
             if case let .matched(result) = last.session.state {
                 pairs.append(("last_reference", result.reference.id))
                 pairs.append(("last_title", result.reference.title))
-            } else if let message = SessionReply.message(last.session.state) {
+            } else if let message = SessionReply.message(last.session.state, canceledByShutdown: last.canceledByShutdown) {
                 pairs.append(("last_message", message))
             }
         }

@@ -146,7 +146,8 @@ extension ApplianceState {
             DaemonLog.info("session \(session.id) no match: \(reason)")
             showIndicator(.noMatch, detail: reason.description)
         case .canceled:
-            DaemonLog.info("session \(session.id) canceled")
+            record.canceledByShutdown = shuttingDown
+            DaemonLog.info("session \(session.id) canceled\(shuttingDown ? ": soundtraced is stopping" : "")")
             showIndicator(.canceled, detail: "session \(session.id)")
         case let .failed(fault):
             deviceHealth = .failed(fault)

@@ -50,4 +50,7 @@ struct SessionRecord {
     var saveError: String? = nil
     /// The match was recorded and its event later deleted (`delete ID`): its id names nothing now.
     var deletedFromHistory = false
+    /// Canceled because soundtraced was stopping, not by a person: a client waiting on it learns
+    /// that the daemon is going away rather than that someone pressed cancel.
+    var canceledByShutdown = false
 }

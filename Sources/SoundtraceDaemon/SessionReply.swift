@@ -34,18 +34,20 @@ enum SessionReply {
             }
         case let .failed(fault):
             pairs.append(("reason", fault.code))
-        case .listening, .canceled:
+        case .canceled:
+            if record.canceledByShutdown { pairs.append(("reason", "shutdown")) }
+        case .listening:
             break
         }
-        if let message = message(session.state) { pairs.append(("message", message)) }
+        if let message = message(session.state, canceledByShutdown: record.canceledByShutdown) { pairs.append(("message", message)) }
         return pairs
     }
 
     /// The line for people that goes with a state that is not a match.
-    static func message(_ state: SessionState) -> String? {
+    static func message(_ state: SessionState, canceledByShutdown: Bool = false) -> String? {
         switch state {
         case let .noMatch(reason): return reason.description
-        case .canceled: return "canceled before a result"
+        case .canceled: return canceledByShutdown ? "canceled: soundtraced is stopping" : "canceled before a result"
         case let .failed(fault): return fault.description
         case .listening, .matched: return nil
         }

@@ -12,8 +12,8 @@ enum ListenCommands {
         jsonHelp: "one JSON object: daemon, sessionId, outcome (match, noMatch, canceled or failed), …",
         details: """
             exit status: 0 for a match or no match, 4 when the session failed (capture device), 5 when
-            soundtraced cannot be reached, 6 when it refused (busy, no catalog or device, permission),
-            130 when canceled.
+            soundtraced cannot be reached or stopped while listening, 6 when it refused (busy, no
+            catalog or device, permission), 130 when canceled.
             """,
         body: runListen)
 

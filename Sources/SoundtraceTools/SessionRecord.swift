@@ -25,7 +25,8 @@ struct SessionRecord: Equatable {
     var exitCode: ExitCode {
         switch state {
         case "matched", "noMatch": return .success
-        case "canceled": return .canceled
+        // Canceled because soundtraced stopped: the daemon went away, as a closed connection does.
+        case "canceled": return reply.value("reason") == "shutdown" ? .unreachable : .canceled
         case "failed": return .deviceFailed
         // Still listening (a `session` query) or a state this client does not know: not a failure.
         default: return .success
@@ -51,7 +52,8 @@ struct SessionRecord: Equatable {
         case "noMatch":
             return "\(id): \(style.notice("no match")) (\(r.value("message") ?? r.value("reason") ?? "no reason given"))"
         case "canceled":
-            return "\(id): \(style.notice("canceled"))"
+            guard reply.value("reason") == "shutdown" else { return "\(id): \(style.notice("canceled"))" }
+            return "\(id): \(style.bad("canceled")): soundtraced stopped before a result; see journalctl -u soundtraced"
         case "failed":
             return "\(id): \(style.bad("failed")): \(r.value("message") ?? r.value("reason") ?? "no reason given")"
         case "listening":
@@ -92,6 +94,7 @@ struct SessionRecord: Equatable {
             // match --device names a capture fault errorCode/error; the daemon's reason/message are the same facts.
             pairs += [("errorCode", string("reason")), ("error", string("message"))]
         case "canceled":
+            if r.value("reason") != nil { pairs.append(("reason", string("reason"))) }
             if r.value("message") != nil { pairs.append(("message", string("message"))) }
         default:
             break

@@ -250,6 +250,34 @@ import Testing
         #expect(indicator.states == [.listening, .canceled, .listening, .canceled], "\(indicator.states)")
     }
 
+    /// A session the daemon cancels as it stops is told apart from one a person canceled: a client
+    /// waiting on it learns that soundtraced went away (`reason: shutdown`; the CLI exits 5).
+    @Test func aSessionEndedByShutdownSaysSoNotCanceledByAPerson() throws {
+        func lastMessage(_ appliance: Appliance) -> String? {
+            appliance.state.withLock { $0.statusPairs() }.first { $0.0 == "last_message" }?.1
+        }
+        let byPerson = makeAppliance(SlowClosingMicrophone(closeDelay: 0), store: nil)
+        byPerson.buttonPressed()
+        byPerson.buttonPressed()
+        #expect(lastMessage(byPerson) == "canceled before a result")
+        byPerson.shutdown()
+        #expect(lastMessage(byPerson) == "canceled before a result")
+
+        let channel = ApplianceProtocolTests.RecordingChannel()
+        let stopping = makeAppliance(SlowClosingMicrophone(closeDelay: 0), store: nil, channel: channel)
+        let client = LineServer.Client(id: 7, isLoopback: true, peer: "127.0.0.1:50007")
+        stopping.clientConnected(client)
+        stopping.clientLine(client, Array("listen".utf8))
+        let started = channel.waitFor(client, count: 1)
+        let line = started.first?.split(separator: "\n").first { $0.hasPrefix("session: ") }
+        let session = try #require(line.map { String($0.dropFirst("session: ".count)) }, "\(started)")
+        stopping.shutdown()
+        #expect(lastMessage(stopping) == "canceled: soundtraced is stopping")
+        stopping.clientLine(client, Array("session \(session)".utf8))
+        let replies = channel.waitFor(client, count: 2)
+        #expect(replies.last?.contains("state: canceled\n") == true && replies.last?.contains("reason: shutdown\n") == true, "\(replies)")
+    }
+
     @Test func aListenWaitingForTheDeviceToCloseIsRefusedOnceShutdownBegins() throws {
         let source = SlowClosingMicrophone(closeDelay: 400_000)
         let channel = ApplianceProtocolTests.RecordingChannel()

@@ -144,6 +144,16 @@ enum Canned {
 
         """
 
+    static let canceledByShutdown = """
+        session: s-4
+        state: canceled
+        started_at: 2026-11-29T15:40:00.500Z
+        reason: shutdown
+        message: canceled: soundtraced is stopping
+        OK
+
+        """
+
     static let changedState = "changed: state\nOK\n"
 
     static let history = """

@@ -88,6 +88,15 @@ import Testing
             ))
     }
 
+    @Test func aDaemonThatStopsWhileListeningIsNotACtrlC() throws {
+        let (text, _) = try converse(Self.loop(ending: Canned.canceledByShutdown), ["listen"])
+        #expect(text.status == .unreachable)
+        #expect(text.out == "s-4: canceled: soundtraced stopped before a result; see journalctl -u soundtraced\n")
+        let (json, _) = try converse(Self.loop(ending: Canned.canceledByShutdown), ["listen", "--json"])
+        #expect(json.status == .unreachable)
+        #expect(json.out.contains("\"outcome\": \"canceled\"") && json.out.contains("\"reason\": \"shutdown\""), "\(json.out)")
+    }
+
     @Test func ctrlCWhileWaitingCancelsOnTheDaemon() throws {
         let interrupt = InterruptSignal()
         let steps = [
