@@ -6,7 +6,7 @@ import SoundtracePlatform
 /// `soundtrace match FILE...`: one verdict per recording file.
 struct MatchCommand {
     static let usage = """
-        usage: soundtrace match [--catalog PATH] [--json] FILE...
+        usage: soundtrace match [--catalog PATH] [--json [--explain]] FILE...
                soundtrace match --device PCM [--seconds N] [--catalog PATH] [--json]
 
         Tells, for each WAV file, which catalog recording it is and where in it the file starts, or
