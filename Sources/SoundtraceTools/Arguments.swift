@@ -47,6 +47,7 @@ struct Arguments {
                 guard !value.isEmpty else { throw UsageError(description: "\(name) needs a value, not an empty one") }
                 options[name] = value
             } else if flagOptions.contains(name), inlineValue == nil {
+                guard !flags.contains(name) else { throw UsageError(description: "\(name) was given twice") }
                 flags.insert(name)
             } else {
                 throw UsageError(description: "unknown option \(arg)")

@@ -4,6 +4,17 @@ import SoundtraceFingerprint
 /// The catalog manifest (`catalog/manifest.json`): which recordings form the catalog and how they
 /// are described. Every field is checked, and an error names the reference and the field.
 public struct Manifest: Sendable, Equatable {
+    /// Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): a title
+    /// holding one can make a terminal, a log or the history show other text than it holds.
+    static func reordersText(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    }
+
+    static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
     public let path: String
     public let version: Int
     public let references: [ReferenceAudio]
@@ -95,6 +106,10 @@ public struct Manifest: Sendable, Equatable {
                 guard !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                     throw fail("\(label): \"\(field)\" contains control characters")
                 }
+                if let override = s.unicodeScalars.first(where: Self.reordersText) {
+                    throw fail(
+                        "\(label): \"\(field)\" contains \(Self.codePoint(override)), which reorders how the text around it is shown")
+                }
                 return s
             }
             let title = try text("title")
@@ -116,6 +131,11 @@ public struct Manifest: Sendable, Equatable {
                     guard value.count <= 500 else { throw fail("\(label): metadata \"\(key)\" is longer than 500 characters") }
                     guard !(key + value).unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                         throw fail("\(label): metadata \"\(key)\" contains control characters")
+                    }
+                    if let override = (key + value).unicodeScalars.first(where: Self.reordersText) {
+                        throw fail(
+                            "\(label): metadata \"\(key)\" contains \(Self.codePoint(override)), which reorders how the text around it is shown"
+                        )
                     }
                     metadata.append(.init(key: key, value: value))
                 }

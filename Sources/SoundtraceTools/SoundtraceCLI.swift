@@ -89,6 +89,10 @@ public enum SoundtraceCLI {
             console.print(usage)
             return .success
         case "--version":
+            guard rest.isEmpty else {
+                console.error("soundtrace: --version takes no arguments, got '\(rest[0])'")
+                return .usage
+            }
             console.print("soundtrace \(version)")
             return .success
         case "match":

@@ -60,6 +60,8 @@ struct CLIRun {
             (["match", "--catalog", "", "x.wav"], "soundtrace match: --catalog needs a value, not an empty one"),
             (["match", "--catalog=", "x.wav"], "soundtrace match: --catalog needs a value, not an empty one"),
             (["match", "--catalog", "--json", "x.wav"], "soundtrace match: --catalog needs a value, not the option --json"),
+            (["match", "--json", "--json", "x.wav"], "soundtrace match: --json was given twice"),
+            (["--version", "extra"], "soundtrace: --version takes no arguments, got 'extra'"),
             (["match", "--colour", "x.wav"], "soundtrace match: unknown option --colour"),
             (["match", "--catalog", "a", "--catalog", "b", "x.wav"], "soundtrace match: --catalog was given twice"),
             (["catalog", "build", "extra"], "soundtrace catalog build: unexpected argument extra"),

@@ -100,6 +100,14 @@ import Testing
             (
                 "a line break in a metadata key", manifest([reference(["metadata": "{\"k\\nforged: x\": \"v\"}"])]),
                 "contains control characters"
+            ),
+            (
+                "a right-to-left override", manifest([reference(["title": "\"Harbor \\u202Egnp.exe\""])]),
+                "\"title\" contains U+202E, which reorders how the text around it is shown"
+            ),
+            (
+                "an isolate in metadata", manifest([reference(["metadata": "{\"k\": \"a\\u2067b\"}"])]),
+                "metadata \"k\" contains U+2067, which reorders"
             )
         ]
     }
