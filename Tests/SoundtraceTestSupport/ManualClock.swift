@@ -4,22 +4,28 @@ import Synchronization
 /// Clocks a test moves by hand, in milliseconds: `now` is the monotonic clock, `wall` the wall
 /// clock (a fixed moment unless the test moves it: 2026-11-29T15:40:02.125Z). Safe to read from
 /// another thread while the test sets them: an appliance's capture thread reads its monotonic
-/// clock while the test's thread moves it.
+/// clock while the test's thread moves it. Atomics rather than `Mutex`: on Linux `Mutex` waits on
+/// a futex, which ThreadSanitizer does not see, so it reported a race on these reads that the
+/// lock did prevent (`make test-tsan`, LinesPanelTests.aPressWhileListeningCancelsTheSession).
 public final class ManualClock: TimeSource {
     public static let defaultWall: Int64 = 1_795_966_802_125
 
-    private let current: Mutex<(monotonic: Int64, wall: Int64)>
+    private let monotonic: Atomic<Int64>
+    private let wallClock: Atomic<Int64>
 
-    public init(_ now: Int64 = 0, wall: Int64 = ManualClock.defaultWall) { current = Mutex((now, wall)) }
+    public init(_ now: Int64 = 0, wall: Int64 = ManualClock.defaultWall) {
+        monotonic = Atomic(now)
+        wallClock = Atomic(wall)
+    }
 
     public var now: Int64 {
-        get { current.withLock { $0.monotonic } }
-        set { current.withLock { $0.monotonic = newValue } }
+        get { monotonic.load(ordering: .sequentiallyConsistent) }
+        set { monotonic.store(newValue, ordering: .sequentiallyConsistent) }
     }
 
     public var wall: Int64 {
-        get { current.withLock { $0.wall } }
-        set { current.withLock { $0.wall = newValue } }
+        get { wallClock.load(ordering: .sequentiallyConsistent) }
+        set { wallClock.store(newValue, ordering: .sequentiallyConsistent) }
     }
 
     public func monotonicMilliseconds() -> Int64 { now }
