@@ -49,7 +49,7 @@ struct MatchCommand {
     /// Depending on where they lay in the heap, glibc gave that memory back after one file and the
     /// next faulted it in again, page by page: about 1,800 page faults and 2–3 ms a file against a
     /// 10-hour catalog (docs/BENCHMARKS.md, "Catalog scale"). A batch keeps its freed memory for the
-    /// next file instead; its peak is still one file's.
+    /// next file instead; its peak RSS stays that of one file (measured there).
     static func keepHeapBetweenFiles() {
         _ = mallopt(M_MMAP_THRESHOLD, 32 << 20)
         _ = mallopt(M_TRIM_THRESHOLD, 64 << 20)
