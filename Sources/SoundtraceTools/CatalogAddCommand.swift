@@ -140,6 +140,10 @@ struct CatalogAddCommand {
         } catch {
             return .failure(Problem(message: "\(error)"))
         }
+        guard ReferenceAudio.isValidID(r.id) else {
+            return .failure(
+                Problem(message: "--id '\(r.id)': an id is 3–64 characters of lowercase a–z, 0–9 and '-', not starting with '-'"))
+        }
         if let licenceProblem = SPDXLicense.problem(r.license) {
             return .failure(Problem(message: "--license: \(licenceProblem)"))
         }

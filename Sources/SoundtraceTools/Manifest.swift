@@ -71,7 +71,7 @@ public struct Manifest: Sendable, Equatable {
         }
         guard let versionValue = object["version"] else { throw fail("missing \"version\" (a positive whole number)") }
         guard let version = wholeNumber(versionValue), version >= 1, version <= Int(UInt32.max) else {
-            throw fail("\"version\" must be a positive whole number")
+            throw fail("\"version\" must be a positive whole number, at most \(UInt32.max)")
         }
         guard case let .array(list)? = object["references"] else { throw fail("missing \"references\" (a list of recordings)") }
         guard !list.isEmpty else { throw fail("\"references\" is empty; a catalog needs at least one recording") }

@@ -116,7 +116,7 @@ import Testing
         (["--license", "cc-by-4.0"], "is written 'CC-BY-4.0'"),
         (["--license", "MyOwnTerms"], "LicenseRef-"),
         (["--license", "CC-BY-4.0 AND"], "ends where a licence identifier"),
-        (["--id", "Bad_Id"], "\"id\" must be 3–64 characters"),
+        (["--id", "Bad_Id"], "--id 'Bad_Id': an id is 3–64 characters"),
         (["--id", "harbor-lights-piano"], "already has a reference 'harbor-lights-piano'")
     ])
     func badFieldsAreRefusedBeforeAnythingIsWritten(change: [String], message: String) throws {

@@ -73,6 +73,7 @@ import Testing
             ("fractional version", manifest([reference()], version: "1.5"), "\"version\" must be a positive whole number"),
             ("string version", manifest([reference()], version: "\"1\""), "\"version\" must be a positive whole number"),
             ("bool version", manifest([reference()], version: "true"), "\"version\" must be a positive whole number"),
+            ("version over 32 bits", manifest([reference()], version: "4294967296"), "must be a positive whole number, at most 4294967295"),
             ("zero version", manifest([reference()], version: "0"), "\"version\" must be a positive whole number"),
             ("no references", Data("{\"version\": 1, \"references\": []}".utf8), "\"references\" is empty"),
             ("reference not object", manifest(["42"]), "reference #1 must be a JSON object"),
