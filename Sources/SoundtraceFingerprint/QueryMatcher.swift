@@ -504,11 +504,13 @@ public final class QueryMatcher {
         {
             return FinalChecks(narrow: narrow, decisive: (narrow, whole))
         }
-        let places = leaderPlacesCheck(query)
-        if let places, places.rescues(p, minimumScoreQ12: narrowBarQ12(for: places.reference)),
-            let whole = containment(of: places), whole.passes(p, signature: places)
+        let placeChecks = leaderPlacesChecks(query)
+        let places = placeChecks.first
+        if let found = Self.firstConfirmed(
+            placeChecks, rescues: { $0.rescues(p, minimumScoreQ12: self.narrowBarQ12(for: $0.reference)) },
+            wholeMix: { check in self.containment(of: check).flatMap { $0.passes(p, signature: check) ? $0 : nil } })
         {
-            return FinalChecks(narrow: places, places: places, decisive: (places, whole))
+            return FinalChecks(narrow: found.check, places: found.check, decisive: found)
         }
         let wide = wideSignatureCheck(query)
         var decisive: (check: SignatureCheck, containment: ContainmentCheck)? = nil
@@ -518,6 +520,20 @@ public final class QueryMatcher {
             decisive = (wide, whole)
         }
         return FinalChecks(narrow: narrow, places: places, wide: wide, decisive: decisive)
+    }
+
+    /// The first of `checks` (strongest first) that reaches its bar and whose alignment holds the
+    /// whole mix (`wholeMix` gives its containment check where it passes), with that check. Each
+    /// in turn, not only the strongest: a recording that repeats a passage with another part over
+    /// it agrees with what was heard about as well there, and in noise can agree better, while only
+    /// the passage itself holds everything it plays.
+    static func firstConfirmed(
+        _ checks: [SignatureCheck], rescues: (SignatureCheck) -> Bool, wholeMix: (SignatureCheck) -> ContainmentCheck?
+    ) -> (check: SignatureCheck, containment: ContainmentCheck)? {
+        for check in checks where rescues(check) {
+            if let whole = wholeMix(check) { return (check, whole) }
+        }
+        return nil
     }
 
     /// What the final verdict's signature checks found: the first round's deciding or strongest
@@ -567,13 +583,14 @@ public final class QueryMatcher {
             })
     }
 
-    /// The check of the recording with the most landmark hits at its next strongest places (at its
-    /// best speed), when the first round's checks did not decide: in noise a repeat of the heard
-    /// passage, which the whole-mix checks refuse, can hold as many hits as the passage itself.
-    /// Only then, so that every match the first round makes stays as it was; the strongest of them.
-    private func leaderPlacesCheck(_ query: QuerySignatures.Reliable) -> SignatureCheck? {
+    /// The checks of the recording with the most landmark hits at its next strongest places (at
+    /// its best speed), when the first round's checks did not decide: in noise a repeat of the
+    /// heard passage, which the whole-mix checks refuse, can hold as many hits as the passage
+    /// itself. Only then, so that every match the first round makes stays as it was; strongest
+    /// first, the earlier place on a tie.
+    private func leaderPlacesChecks(_ query: QuerySignatures.Reliable) -> [SignatureCheck] {
         let p = parameters
-        guard let leader = landmarkWinner, bestScore[leader] >= p.signatureMinHits, p.leaderSignaturePlaces > 1 else { return nil }
+        guard let leader = landmarkWinner, bestScore[leader] >= p.signatureMinHits, p.leaderSignaturePlaces > 1 else { return [] }
         let step = bestStep[leader]
         var checked = [refinedOffset(leader)]
         if step == nominalStep { checked.append(refinedOffset(leader, centre: nominalOffset[leader], stepIndex: step)) }
@@ -585,11 +602,11 @@ public final class QueryMatcher {
             guard (checked + places).allSatisfy({ abs($0 - a.offset) > p.distinctAlignmentFrames }) else { continue }
             places.append(a.offset)
         }
-        return strongest(
-            places.lazy.compactMap { offset in
-                SignatureCheck.best(
-                    query: query, catalog: self.catalog, reference: leader, offsetFrames: offset, speedStep: p.speedSteps[step])
-            })
+        let checks = places.compactMap { offset in
+            SignatureCheck.best(
+                query: query, catalog: self.catalog, reference: leader, offsetFrames: offset, speedStep: p.speedSteps[step])
+        }
+        return checks.enumerated().sorted { ($0.element.scoreQ12, -$0.offset) > ($1.element.scoreQ12, -$1.offset) }.map(\.element)
     }
 
     /// The checks of up to `signatureWideCandidates` alignments at the nominal speed with at least

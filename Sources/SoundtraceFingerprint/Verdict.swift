@@ -36,8 +36,8 @@ public struct Verdict: Sendable, Equatable {
     /// The strongest check of the wider net (every well-voted alignment at the recorded speed),
     /// when the final verdict cast it.
     var wideSignature: SignatureCheck? = nil
-    /// The strongest check of the leading recording's next strongest places, when the final
-    /// verdict's first checks did not decide.
+    /// The check of the leading recording's next strongest places, when the final verdict's first
+    /// checks did not decide: the place that decided, else the strongest.
     var placesSignature: SignatureCheck? = nil
     /// The whole-mix check of the landmark winner's own alignment, when one was made.
     var alignmentCheck: SignatureCheck? = nil
@@ -73,7 +73,8 @@ public struct Verdict: Sendable, Equatable {
     public var signatureErrorRate: Double? { signature.flatMap { $0.weight > 0 ? Double($0.weightedErrors) / Double($0.weight) : nil } }
     /// The wider net's strongest score (tuning and diagnosis).
     public var wideSignatureScore: Double? { wideSignature.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
-    /// The strongest score at the leading recording's next strongest places (tuning and diagnosis).
+    /// The score at the leading recording's next strongest places, as `placesSignature` (tuning and
+    /// diagnosis).
     public var placesSignatureScore: Double? { placesSignature.flatMap { $0.bits > 0 ? Double($0.scoreQ12) / 4096 : nil } }
 
     public var isMatch: Bool { outcome == .match }
