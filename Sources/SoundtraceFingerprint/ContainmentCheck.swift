@@ -101,6 +101,19 @@ struct ContainmentCheck: Equatable {
         return range >= p.containmentLowMinHeardRangeQ8 && shortfall > p.containmentLowMaxShortfallQ12
     }
 
+    /// Whether, heard through noise (the reference's loud end less than `containmentNoisyClearanceQ8`
+    /// above the heard floor), much more than the reference was heard (the surplus that starts the
+    /// steadier gain's second look, `containmentTalkSurplusQ12`) over too short a stretch to take
+    /// that second look (`containmentTalkMinCells`). Heard clearly, a piece that keeps one layer
+    /// falls short where the reference's other layers are loud; in noise those layers lie near the
+    /// floor, the noise fills in for them, and what the piece plays instead, its surplus, is the
+    /// evidence left. People talking add a surplus too, and in a short stretch nothing tells the
+    /// two apart: a live session listens on.
+    func somethingElseHeardTooBriefly(_ p: EngineParameters) -> Bool {
+        clearanceQ8 < p.containmentNoisyClearanceQ8 && surplusQ12 >= p.containmentTalkSurplusQ12
+            && cells < p.containmentTalkMinCells
+    }
+
     /// Whether what was heard stood little above its noise floor while the signatures disagree as
     /// noise makes them: then a short stretch cannot tell the recording from a piece that keeps
     /// only its melody, and every tier wants `containmentNoisyMinCells` level frames.
@@ -113,6 +126,7 @@ struct ContainmentCheck: Equatable {
     func tier(_ p: EngineParameters, signature: SignatureCheck) -> ContainmentTier? {
         guard cells >= p.containmentMinCells else { return nil }
         guard !heardThroughNoise(p, signature: signature) || heardCells >= p.containmentNoisyMinCells else { return nil }
+        guard !somethingElseHeardTooBriefly(p) else { return nil }
         let shortfallQ12 = decidingShortfallQ12
         if shortfallQ12 <= p.containmentMaxShortfallQ12 { return .nothingMissing }
         guard shortfallQ12 <= p.containmentColouredMaxShortfallQ12 else { return nil }

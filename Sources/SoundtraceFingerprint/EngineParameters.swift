@@ -302,7 +302,9 @@ public struct EngineParameters: Sendable, Equatable {
     /// keeps one layer can find a steadiest half that hides what it lacks: a live session of a
     /// fresh take of a tuning derivative (the melody kept, through the microphone chain) matched
     /// at 27-29 frames, 0.052-0.058 dB short with the steadier gain, and no longer does
-    /// (2026-12-03, session 18; docs/BENCHMARKS.md, run 13).
+    /// (2026-12-03, session 18; docs/BENCHMARKS.md, run 13). Heard through noise, a stretch that
+    /// short with that much surplus passes no bar at all (`ContainmentCheck.somethingElseHeardTooBriefly`,
+    /// run 28).
     public var containmentTalkMinCells = 30
     /// Below 300 Hz (`lowLevelBandEdges`), where the bands above are deaf: a piece that keeps the
     /// reference's upper parts and replaces its bass line passes every check above, and a true
