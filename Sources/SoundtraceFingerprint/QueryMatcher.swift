@@ -498,33 +498,26 @@ public final class QueryMatcher {
     /// higher bar.
     private func finalSignatureChecks(_ query: QuerySignatures.Reliable) -> FinalChecks {
         let p = parameters
+        let holdsWholeMix = { (check: SignatureCheck) in self.containment(of: check).flatMap { $0.passes(p, signature: check) ? $0 : nil } }
+        let reachesFirstRoundBar = { (check: SignatureCheck) in check.rescues(p, minimumScoreQ12: self.narrowBarQ12(for: check.reference)) }
         let narrow = narrowSignatureCheck(query)
-        if let narrow, narrow.rescues(p, minimumScoreQ12: narrowBarQ12(for: narrow.reference)),
-            let whole = containment(of: narrow), whole.passes(p, signature: narrow)
-        {
-            return FinalChecks(narrow: narrow, decisive: (narrow, whole))
+        if let found = Self.firstConfirmed(narrow.map { [$0] } ?? [], rescues: reachesFirstRoundBar, wholeMix: holdsWholeMix) {
+            return FinalChecks(narrow: narrow, decisive: found)
         }
         let placeChecks = leaderPlacesChecks(query)
-        let places = placeChecks.first
-        if let found = Self.firstConfirmed(
-            placeChecks, rescues: { $0.rescues(p, minimumScoreQ12: self.narrowBarQ12(for: $0.reference)) },
-            wholeMix: { check in self.containment(of: check).flatMap { $0.passes(p, signature: check) ? $0 : nil } })
-        {
+        if let found = Self.firstConfirmed(placeChecks, rescues: reachesFirstRoundBar, wholeMix: holdsWholeMix) {
             return FinalChecks(narrow: found.check, places: found.check, decisive: found)
         }
         let wide = wideSignatureCheck(query)
-        var decisive: (check: SignatureCheck, containment: ContainmentCheck)? = nil
-        if let wide, wide.rescues(p, minimumScoreQ12: p.signatureWideMinScoreQ12), let whole = containment(of: wide),
-            whole.passes(p, signature: wide)
-        {
-            decisive = (wide, whole)
-        }
-        return FinalChecks(narrow: narrow, places: places, wide: wide, decisive: decisive)
+        let decisive = Self.firstConfirmed(
+            wide.map { [$0] } ?? [], rescues: { $0.rescues(p, minimumScoreQ12: p.signatureWideMinScoreQ12) }, wholeMix: holdsWholeMix)
+        return FinalChecks(narrow: narrow, places: placeChecks.first, wide: wide, decisive: decisive)
     }
 
     /// The first of `checks` (strongest first) that reaches its bar and whose alignment holds the
-    /// whole mix (`wholeMix` gives its containment check where it passes), with that check. Each
-    /// in turn, not only the strongest: a recording that repeats a passage with another part over
+    /// whole mix (`wholeMix` gives its containment check where it passes), with that check: for the
+    /// first round's and the wider net's one check each, and for the leading recording's places,
+    /// each in turn, not only the strongest: a recording that repeats a passage with another part over
     /// it agrees with what was heard about as well there, and in noise can agree better, while only
     /// the passage itself holds everything it plays.
     static func firstConfirmed(

@@ -53,6 +53,7 @@ enum DecisionChecks {
         let quietSurplusBar = Double(p.containmentQuietMaxSurplusQ12) / 4096 * 3.0103
         let noisyClearance = tenthsOfDecibels(q8: p.containmentNoisyClearanceQ8)
         let noisyRate = Double(p.containmentNoisyErrorRateQ12) / 4096
+        let talkSurplus = Double(p.containmentTalkSurplusQ12) / 4096 * 3.0103
         let shortfall = v.containmentShortfallDecibels
         let surplus = v.containmentSurplusDecibels ?? 0
         checks.append(
@@ -71,7 +72,9 @@ enum DecisionChecks {
                     + "and at most \(fmt(surplusBar)) dB above (or signatures within \(fmt(closeRate))), "
                     + "or within \(fmt(quietRate)) and at most \(fmt(quietSurplusBar)) dB above over \(p.containmentQuietMinCells) frames or more; "
                     + "heard under \(fmt(noisyClearance)) dB above the noise floor with signatures \(fmt(noisyRate)) apart or more, "
-                    + "over \(p.containmentNoisyMinCells) frames heard or more; always over \(p.containmentMinCells) level frames or more",
+                    + "over \(p.containmentNoisyMinCells) frames heard or more; heard under \(fmt(noisyClearance)) dB above it, "
+                    + "under \(fmt(talkSurplus)) dB above the recording's level where under \(p.containmentTalkMinCells) frames; "
+                    + "always over \(p.containmentMinCells) level frames or more",
                 passed: v.containmentAbovePassed))
         let lowBar = Double(p.containmentLowMaxShortfallQ12) / 4096 * 3.0103
         let lowGate = tenthsOfDecibels(q8: p.containmentLowMinHeardRangeQ8)
