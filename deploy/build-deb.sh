@@ -73,6 +73,17 @@ for binary in soundtrace; do
   rebuild it with: scripts/swift-build-static.sh --product $binary"
 done
 
+# The linker packs the functions scripts/soundtrace.symbol-order names and silently skips names the
+# binary no longer has. A list left behind by code changes cost the box about 1 MiB of resident
+# code in the CLI and the daemon each (docs/BENCHMARKS.md, "The CLI: size and start"), so say when
+# more than 1 in 20 of its names are gone.
+order="$root/scripts/soundtrace.symbol-order"
+ordered=$(grep -c . "$order")
+gone=$(nm "$bin_dir/soundtrace" 2>/dev/null | awk 'NR == FNR { have[$NF] = 1; next } NF && !($0 in have) { n++ } END { print n + 0 }' - "$order")
+if [ $((gone * 20)) -gt "$ordered" ]; then
+    note "warning: $gone of the $ordered functions in scripts/soundtrace.symbol-order are not in this build, so its code is packed worse than it could be: regenerate the list with scripts/symbol-order.py $bin_dir/soundtrace"
+fi
+
 # 2. Stage the files.
 work=$(mktemp -d "${TMPDIR:-/tmp}/soundtrace-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT

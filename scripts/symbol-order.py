@@ -24,11 +24,15 @@ parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("binary")
 parser.add_argument("--out", default=os.path.join(repo, "scripts", "soundtrace.symbol-order"))
 args = parser.parse_args()
-for tool in ("valgrind", "sox", "nm"):
+for tool in ("valgrind", "sox", "nm", "objcopy"):
     if subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True).returncode != 0:
         sys.exit(f"symbol-order.py: {tool} is missing: apt-get install valgrind sox binutils")
 
 work = tempfile.mkdtemp(prefix="soundtrace-symbol-order-")
+# valgrind 3.19 (Debian 12) gives up on the DWARF 5 debug information of a Swift 6.3 build
+# ("Possibly corrupted debuginfo file"); the symbol table is all callgrind needs for names.
+profiled = os.path.join(work, "soundtrace")
+subprocess.run(["objcopy", "--strip-debug", args.binary, profiled], check=True)
 s16 = ["-t", "raw", "-e", "signed", "-b", "16", "-c", "1", "-r", "8000"]
 reference = os.path.join(repo, "catalog", "audio", sorted(os.listdir(os.path.join(repo, "catalog", "audio")))[0])
 outside = os.path.join(repo, "catalog", "outside", "salt-meadow-mallets.wav")
@@ -48,7 +52,7 @@ state = os.path.join(work, "state")
 os.mkdir(state)
 # The daemon is the binary started under the name soundtraced (the packaged link).
 daemon_link = os.path.join(work, "soundtraced")
-os.symlink(os.path.abspath(args.binary), daemon_link)
+os.symlink(profiled, daemon_link)
 profile = os.path.join(work, "callgrind.out")
 stderr = open(os.path.join(work, "stderr"), "w")
 daemon = subprocess.Popen(
@@ -121,7 +125,7 @@ for number, arguments in enumerate((["--version"], ["status", "--port", str(port
                                     ["listen", "--port", str(port)], ["status", "--port", str(port)])):
     cli_profiles.append(os.path.join(work, f"callgrind.cli.{number}"))
     run = subprocess.run(["valgrind", "-q", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={cli_profiles[-1]}",
-                          args.binary, *arguments], env=dict(os.environ, HOME=state), stdin=subprocess.DEVNULL,
+                          profiled, *arguments], env=dict(os.environ, HOME=state), stdin=subprocess.DEVNULL,
                          capture_output=True, text=True, timeout=600)
     if run.returncode != 0:
         fail(f"soundtrace {' '.join(arguments)} exited with status {run.returncode}: {run.stderr.strip()[-300:]}")
@@ -145,7 +149,7 @@ def functions_in_order(paths):
 
 
 # Only functions defined in the binary's text; the CLI's first, then the daemon's others.
-symbols = subprocess.run(["nm", args.binary], capture_output=True, text=True, check=True).stdout.splitlines()
+symbols = subprocess.run(["nm", profiled], capture_output=True, text=True, check=True).stdout.splitlines()
 defined = {fields[2] for fields in (line.split() for line in symbols) if len(fields) == 3 and fields[1] in "tTwW"}
 cli = [name for name in functions_in_order(cli_profiles) if name in defined]
 cli_set = set(cli)
