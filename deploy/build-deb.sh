@@ -74,8 +74,8 @@ for binary in soundtrace; do
 done
 
 # The linker packs the functions scripts/soundtrace.symbol-order names and silently skips names the
-# binary no longer has. A list left behind by code changes cost the box about 1 MiB of resident
-# code in the CLI and the daemon each (docs/BENCHMARKS.md, "The CLI: size and start"), so say when
+# binary no longer has. A list four days behind the code cost the daemon 0.4-0.8 MiB of resident
+# code and `soundtrace status` 0.45 MiB (docs/BENCHMARKS.md, "The CLI: size and start"), so say when
 # more than 1 in 20 of its names are gone.
 order="$root/scripts/soundtrace.symbol-order"
 ordered=$(grep -c . "$order")

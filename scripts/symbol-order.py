@@ -17,7 +17,7 @@ functions). Needs valgrind and sox. Runs the daemon under callgrind (a minute or
 file-plugin microphone plays a catalog excerpt, then an outside piece; then the CLI's commands,
 each under callgrind too. Regenerate after large code changes: a stale list only packs less well,
 it never breaks the build (missing names are ignored)."""
-import argparse, glob, os, re, signal, socket, subprocess, sys, tempfile, time
+import argparse, glob, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
 
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -28,11 +28,17 @@ for tool in ("valgrind", "sox", "nm", "objcopy"):
     if subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True).returncode != 0:
         sys.exit(f"symbol-order.py: {tool} is missing: apt-get install valgrind sox binutils")
 
+if not os.access(args.binary, os.X_OK) or os.path.isdir(args.binary):
+    sys.exit(f"symbol-order.py: {args.binary} is not an executable file: give a soundtrace built from this checkout")
+
 work = tempfile.mkdtemp(prefix="soundtrace-symbol-order-")
 # valgrind 3.19 (Debian 12) gives up on the DWARF 5 debug information of a Swift 6.3 build
 # ("Possibly corrupted debuginfo file"); the symbol table is all callgrind needs for names.
 profiled = os.path.join(work, "soundtrace")
-subprocess.run(["objcopy", "--strip-debug", args.binary, profiled], check=True)
+copied = subprocess.run(["objcopy", "--strip-debug", args.binary, profiled], capture_output=True, text=True)
+if copied.returncode != 0:
+    shutil.rmtree(work, ignore_errors=True)
+    sys.exit(f"symbol-order.py: objcopy could not read {args.binary} ({copied.stderr.strip()}): give a soundtrace built from this checkout")
 s16 = ["-t", "raw", "-e", "signed", "-b", "16", "-c", "1", "-r", "8000"]
 reference = os.path.join(repo, "catalog", "audio", sorted(os.listdir(os.path.join(repo, "catalog", "audio")))[0])
 outside = os.path.join(repo, "catalog", "outside", "salt-meadow-mallets.wav")
