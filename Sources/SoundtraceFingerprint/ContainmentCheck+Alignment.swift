@@ -5,8 +5,7 @@ extension ContainmentCheck {
         /// The query frames taken as heard: not those whose level reaches into the digital silence
         /// before or after the audio.
         let heardFrames: Range<Int>
-        let query: [UInt64]
-        let frameStride: Int
+        let query: HeardLevels
         let queryFrames: Int
         let catalog: Catalog
         let reference: Int
@@ -43,11 +42,11 @@ extension ContainmentCheck {
                 let latest = min(queryFrames - 1, frame + 1)
                 var levels = [UInt64](repeating: 0, count: bands)
                 for b in 0..<bands {
-                    for f in earliest...latest { levels[b] = max(levels[b], query[f * frameStride + first + b]) }
+                    for f in earliest...latest { levels[b] = max(levels[b], query[f, first + b]) }
                 }
                 var lows = [UInt64](repeating: UInt64.max, count: bands)
                 for b in 0..<bands {
-                    for f in earliest...latest { lows[b] = min(lows[b], query[f * frameStride + first + b]) }
+                    for f in earliest...latest { lows[b] = min(lows[b], query[f, first + b]) }
                 }
                 // Digital silence (a bridged gap in the capture) was not heard at all: no evidence.
                 guard levels.contains(where: { $0 >= ContainmentCheck.silence }) else { continue }
@@ -55,7 +54,7 @@ extension ContainmentCheck {
                 quietest += lows
                 for (k, shift) in ContainmentCheck.misfitShifts.enumerated() where k < shifted.count {
                     let f = min(max(frame + shift, p.signatureSmoothingFrames - 1), queryFrames - 1)
-                    for b in 0..<bands { shifted[k].append(query[f * frameStride + first + b]) }
+                    for b in 0..<bands { shifted[k].append(query[f, first + b]) }
                 }
                 for b in 0..<bands { steps.append(ReferenceLevels.step(word, band: b)) }
             }

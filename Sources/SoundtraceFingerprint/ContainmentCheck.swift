@@ -143,18 +143,18 @@ struct ContainmentCheck: Equatable {
 
     /// The check of `reference` at `offsetFrames` and speed `speedStep`, over the query frames
     /// heard after the smoothing window filled; nil when no kept reference frame lines up. The
-    /// query's band b of frame f is `query[f * frameStride + first + b]`. `signatureErrorRateQ12`
+    /// query's band b of frame f is `query[f, first + b]`. `signatureErrorRateQ12`
     /// (the alignment's signature disagreement) says whether the steady-noise model is asked;
     /// only `heardFrames` are taken as heard (`QueryMatcher.framesOffSilentEdges`).
     static func measure(
-        heardFrames: Range<Int> = 0..<Int.max, query: [UInt64], frameStride: Int, first: Int, queryFrames: Int, catalog: Catalog,
+        heardFrames: Range<Int> = 0..<Int.max, query: HeardLevels, first: Int, queryFrames: Int, catalog: Catalog,
         reference: Int,
         offsetFrames: Int, speedStep: Int, signatureErrorRateQ12: Int
     ) -> ContainmentCheck? {
         let p = catalog.parameters
         let lowBands = p.lowLevelBandEdges.count - 1
         let alignment = Alignment(
-            heardFrames: heardFrames, query: query, frameStride: frameStride, queryFrames: queryFrames, catalog: catalog,
+            heardFrames: heardFrames, query: query, queryFrames: queryFrames, catalog: catalog,
             reference: reference,
             offsetFrames: offsetFrames, speedStep: speedStep)
         let askSteadyNoise = signatureErrorRateQ12 >= p.containmentNoisyErrorRateQ12

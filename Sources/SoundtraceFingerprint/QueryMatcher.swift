@@ -15,7 +15,7 @@ public final class QueryMatcher {
     /// The band levels of every speed hypothesis (edges moved by that speed), and the smoothed
     /// band powers of every frame heard: per frame, each hypothesis's bands in turn (`ContainmentCheck`).
     private let levelExtractor: BandLevelExtractor
-    @exclusivity(unchecked) private var levels: [UInt64] = []
+    @exclusivity(unchecked) private var levels: HeardLevels
     /// The frames heard whose transform window held digital silence only (a gap in the capture, or
     /// a source that stopped), in order: before or after the audio, the containment check takes no
     /// evidence from next to them (`framesOffSilentEdges`).
@@ -82,6 +82,7 @@ public final class QueryMatcher {
         levelExtractor = BandLevelExtractor(
             parameters: p, speedNumerators: p.speedSteps.map { p.speedDenominator + $0 },
             speedDenominator: p.speedDenominator)
+        levels = HeardLevels(frameStride: levelExtractor.bands * levelExtractor.layouts)
         votes = VoteGrid(
             referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
             padding: Self.votePadding(maxFrames: maxFrames))
@@ -126,7 +127,7 @@ public final class QueryMatcher {
             signatures.append(power: spectrogram.lastPower)
             levelExtractor.push(power: spectrogram.lastPower)
             if spectrogram.lastPower.allSatisfy({ $0 == 0 }) { silentFrames.append(frame) }
-            levels.append(contentsOf: levelExtractor.sums)
+            levels.append(levelExtractor.sums)
             if recordsForExplanation {
                 recordedSpectrogram.append(row[0...parameters.maxPeakBin].map { UInt8(clamping: $0 >> 6) })
             }
@@ -449,7 +450,7 @@ public final class QueryMatcher {
         let bands = levelExtractor.bands
         return ContainmentCheck.measure(
             heardFrames: framesOffSilentEdges(),
-            query: levels, frameStride: bands * levelExtractor.layouts, first: step * bands,
+            query: levels, first: step * bands,
             queryFrames: min(framesHeard, maxFrames), catalog: catalog,
             reference: check.reference, offsetFrames: check.offsetFrames, speedStep: check.speedStep,
             signatureErrorRateQ12: check.errorRateQ12)
