@@ -336,6 +336,7 @@ public final class QueryMatcher {
                 framesHeard: framesHeard, signature: check, signaturePassed: rescued, wideSignature: checks.wide)
             verdict.alignmentCheck = alignment
             verdict.placesSignature = checks.places
+            verdict.decidedBySignatures = rescued
             verdict.tempoDrift = rescueDrift ?? drift
             let decidedByWiderNet = checks.decisive.map { $0.check != checks.narrow } ?? false
             verdict.signatureBarQ12 = decidedByWiderNet ? p.signatureWideMinScoreQ12 : narrowBarQ12(for: check.reference)

@@ -33,6 +33,10 @@ public struct Verdict: Sendable, Equatable {
     var signatureBarQ12: Int? = nil
     /// That bar in standard units (reporting).
     public var signatureBar: Double? { signatureBarQ12.map { Double($0) / 4096 } }
+    /// A match the final verdict's signature checks made where the landmark rule alone had not
+    /// (too few aligned hits, or not clear enough of another recording or of chance): the landmark
+    /// bars were not needed, the signature score's was.
+    public internal(set) var decidedBySignatures = false
     /// The strongest check of the wider net (every well-voted alignment at the recorded speed),
     /// when the final verdict cast it.
     var wideSignature: SignatureCheck? = nil

@@ -16,16 +16,20 @@ enum DecisionChecks {
         let p = e.parameters
         let ratio = Double(p.minRatioOverRunnerUpQ8) / 256
         let chanceRatio = Double(p.minRatioOverChanceQ8) / 256
+        // A match the signatures decided never needed the landmark rule: its bars are shown, not judged.
+        let bySignatures = v.isMatch && v.decidedBySignatures
+        let notNeeded = bySignatures ? " (not needed: the signature score decided)" : ""
+        func landmarkRule(_ passed: Bool) -> Bool? { bySignatures ? nil : passed }
         var checks: [DecisionCheck] = [
             DecisionCheck(
-                name: "aligned landmark hits", value: "\(v.score)", bar: "at least \(p.minAlignedHits)",
-                passed: v.score >= p.minAlignedHits),
+                name: "aligned landmark hits", value: "\(v.score)\(notNeeded)", bar: "at least \(p.minAlignedHits)",
+                passed: landmarkRule(v.score >= p.minAlignedHits)),
             DecisionCheck(
-                name: "against the best other recording", value: "\(v.score) vs \(v.runnerUpScore)",
-                bar: "at least \(fmt(ratio)) times", passed: Double(v.score) >= ratio * Double(max(1, v.runnerUpScore))),
+                name: "against the best other recording", value: "\(v.score) vs \(v.runnerUpScore)\(notNeeded)",
+                bar: "at least \(fmt(ratio)) times", passed: landmarkRule(Double(v.score) >= ratio * Double(max(1, v.runnerUpScore)))),
             DecisionCheck(
-                name: "against chance", value: "\(v.score) vs \(fmt(e.chanceLevel))",
-                bar: "at least \(fmt(chanceRatio)) times", passed: Double(v.score) >= chanceRatio * e.chanceLevel)
+                name: "against chance", value: "\(v.score) vs \(fmt(e.chanceLevel))\(notNeeded)",
+                bar: "at least \(fmt(chanceRatio)) times", passed: landmarkRule(Double(v.score) >= chanceRatio * e.chanceLevel))
         ]
         let driftRatio = Double(p.minDriftRatioQ8) / 256
         checks.append(
@@ -101,7 +105,7 @@ enum DecisionChecks {
                     + "elsewhere not asked",
                 // Heard clearly, the question is not asked, and so nothing was refused by it.
                 passed: v.containmentSteadyNoisePassed ?? (v.containmentCells == nil ? nil : true)))
-        if let score = v.signatureScore, !v.isMatch || v.score < p.minAlignedHits {
+        if let score = v.signatureScore, !v.isMatch || bySignatures {
             let bar = v.signatureBar ?? Double(p.signatureMinScoreQ12) / 4096
             checks.append(
                 DecisionCheck(
@@ -120,8 +124,12 @@ enum DecisionChecks {
         let v = e.verdict
         if v.isMatch, let index = v.candidate {
             let audio = catalog.references[index].audio
+            let how =
+                v.decidedBySignatures
+                ? "the landmark hits alone did not decide; the frame signatures did, and every other check passed"
+                : "every check passed"
             return
-                "Match: \"\(audio.title)\" by \(audio.creator), heard from \(Text.seconds(e.parameters.seconds(forFrames: v.offsetFrames))) s in; every check passed."
+                "Match: \"\(audio.title)\" by \(audio.creator), heard from \(Text.seconds(e.parameters.seconds(forFrames: v.offsetFrames))) s in; \(how)."
         }
         if v.queryPeaks == 0 { return "No match: nothing was heard (silence, or a microphone too quiet to use)." }
         let failed = of(e).filter { $0.passed == false }.map(\.name)

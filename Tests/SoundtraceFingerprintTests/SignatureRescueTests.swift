@@ -27,6 +27,7 @@ import Testing
         let verdict = try TestAudio.match(TestAudio.addNoise(clean, snrDB: -14, seed: 5), MatcherTests.catalog)
         let p = MatcherTests.catalog.parameters
         #expect(verdict.isMatch && verdict.candidate == 2 && verdict.score < p.minAlignedHits)
+        #expect(verdict.decidedBySignatures, "the landmark rule alone did not decide")
         #expect(verdict.score >= verdict.runnerUpScore)
         let score = try #require(verdict.signatureScore) * 4096
         #expect(score >= Double(p.signatureMinScoreQ12) && score < Double(p.signatureWideMinScoreQ12))

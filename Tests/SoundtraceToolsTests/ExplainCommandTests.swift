@@ -62,6 +62,34 @@ import Testing
         #expect(object["candidateHits"] is Int && object["forgottenVotes"] as? Int == 0 && object["refusedVotes"] as? Int == 0)
     }
 
+    /// Under white noise 4 dB louder than the music too few landmarks survive (7 aligned hits, 10
+    /// needed), and the frame signatures name the recording: the landmark bars were not needed, so
+    /// they are shown without a verdict, never as failed checks under a match.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
+    func aMatchTheSignaturesDecidedShowsNoFailedCheck() throws {
+        let dir = try SampleCatalogTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recording = try RecordingLoader.load(path: Self.root + "/catalog/audio/harbor-lights-piano.wav").audio
+        let heard = TestAudio.addNoise(TestAudio.excerpt(recording, from: 30 * 8000, count: 6 * 8000), snrDB: -4, seed: 3)
+        try Self.wav(heard, dir + "/n.wav")
+        let run = CLIRun(["explain", "--catalog", Self.catalog, dir + "/n.wav", "--svg", dir + "/n.svg"])
+        #expect(run.status == .success, "\(run.err)")
+        #expect(run.out.hasPrefix("Match: \"Harbor Lights at Dusk\""), "\(run.out)")
+        #expect(run.out.contains("the landmark hits alone did not decide; the frame signatures did"), "\(run.out)")
+        #expect(!run.out.contains("FAIL"), "\(run.out)")
+        #expect(run.out.contains("aligned landmark hits: 7 (not needed: the signature score decided) (needs at least 10)"), "\(run.out)")
+        let svg = try String(contentsOfFile: dir + "/n.svg", encoding: .utf8)
+        #expect(svg.contains("the frame signatures did") && !svg.contains(">FAIL<"))
+        let json = CLIRun(["explain", "--catalog", Self.catalog, dir + "/n.wav", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.prefix(3).allSatisfy { $0["passed"] is NSNull }, "the landmark rule: shown, not judged")
+        #expect(checks.dropFirst(3).allSatisfy { $0["passed"] as? Bool == true })
+        #expect(checks.contains { ($0["name"] as? String)?.hasPrefix("signature score") == true })
+    }
+
     @Test(
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: renderer), "needs rsvg-convert (librsvg2-bin; scripts/setup.sh installs it)"))
