@@ -2,7 +2,8 @@
 """What a catalog costs soundtraced at start and while idle: start->ready (READY=1 on the notify
 socket, measured from the spawn) and, once idle, VmRSS, RssAnon, RssFile, PSS and the pages of the
 catalog's mapping that count in the RSS; then the same after one session that hears 12 s of music not
-in the catalog (ALSA's file plugin, not paced in real time), after the background check of the
+in the catalog (ALSA's file plugin, not paced in real time, with Debian's ALSA configuration less
+its hooks, as on the appliance; before 2026-12-06 with the hooks), after the background check of the
 catalog's content has ended (its log line), so that what a session leaves behind shows. Each start
 finds the catalog file in the page cache.
 
@@ -167,8 +168,15 @@ try:
     subprocess.run(["sox", "-V1", "-D", outside, "-t", "raw", "-e", "signed", "-b", "16", "-c", "1", "-r", "8000", raw,
                     "trim", "2", "12", "pad", "0", "2"], check=True)
     alsa_conf = os.path.join(work, "asound.conf")
+    # Debian's alsa.conf without its first hook, as on the appliance (bench/daemon/daemon.py says
+    # why): that hook loads /etc/alsa/conf.d, where pulseaudio and libasound2-plugins, if installed
+    # on the measuring machine, make every capture open load libpulse and about 20 libraries,
+    # which stay mapped after the session (+3 to +4 MiB of RSS that a board without them never has).
+    debian = open("/usr/share/alsa/alsa.conf").read()
+    hook_start = debian.index("@hooks [")
+    hook_end = debian.index("\n]\n", hook_start) + 3
     with open(alsa_conf, "w") as f:
-        f.write("</usr/share/alsa/alsa.conf>\n")
+        f.write(debian[:hook_start] + debian[hook_end:] + "\n")
         f.write(f'pcm.bench_outside {{ type file; slave.pcm "null"; file "/dev/null"; infile "{raw}"; format "raw" }}\n')
     binaries = [tuple(b.split("=", 1)) for b in args.binary]
     catalogs = []
