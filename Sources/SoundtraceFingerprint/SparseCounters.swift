@@ -246,20 +246,25 @@ final class SparseCounters {
         return 1
     }
 
+    /// Doubles the table. Its occupied slots (half of it) are gathered first and the old table freed
+    /// before the new one is made: with both tables live at once, the last growth (1 to 2 MiB) was
+    /// a session's memory peak against a catalog of a few hours (3 MiB; now 2.5). They go back in
+    /// slot order, as before, so the new table is laid out the same.
     private func grow() {
-        let old = slots
-        let oldCapacity = capacity
+        var kept: [UInt64] = []
+        kept.reserveCapacity(occupied)
+        for i in 0..<capacity where slots[i] != 0 { kept.append(slots[i]) }
+        free(slots)
+        free(presence)
         capacity *= 2
         slots = Self.allocate(capacity)
         shift = Self.shift(for: capacity)
-        free(presence)
         (presence, presenceMask) = Self.presence(for: capacity, from: presenceFromSlots)
-        for i in 0..<oldCapacity where old[i] != 0 {
-            let cell = Int(truncatingIfNeeded: old[i] >> 16) - 1
-            slots[slot(of: cell)] = old[i]
+        for value in kept {
+            let cell = Int(truncatingIfNeeded: value >> 16) - 1
+            slots[slot(of: cell)] = value
             markPresent(cell)
         }
-        free(old)
     }
 
     /// Empties the cells that hold one vote; the others are put back where a lookup finds them. The
