@@ -16,6 +16,8 @@ Prints a Markdown table (docs/BENCHMARKS.md records it). python3 stdlib only, so
 """
 import argparse, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time
 
+from appliance_alsa import appliance_alsa_conf
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--binary", action="append", required=True, help="LABEL=PATH of a soundtraced build")
 parser.add_argument("--catalog", action="append", required=True,
@@ -168,15 +170,8 @@ try:
     subprocess.run(["sox", "-V1", "-D", outside, "-t", "raw", "-e", "signed", "-b", "16", "-c", "1", "-r", "8000", raw,
                     "trim", "2", "12", "pad", "0", "2"], check=True)
     alsa_conf = os.path.join(work, "asound.conf")
-    # Debian's alsa.conf without its first hook, as on the appliance (bench/daemon/daemon.py says
-    # why): that hook loads /etc/alsa/conf.d, where pulseaudio and libasound2-plugins, if installed
-    # on the measuring machine, make every capture open load libpulse and about 20 libraries,
-    # which stay mapped after the session (+3 to +4 MiB of RSS that a board without them never has).
-    debian = open("/usr/share/alsa/alsa.conf").read()
-    hook_start = debian.index("@hooks [")
-    hook_end = debian.index("\n]\n", hook_start) + 3
     with open(alsa_conf, "w") as f:
-        f.write(debian[:hook_start] + debian[hook_end:] + "\n")
+        f.write(appliance_alsa_conf() + "\n")
         f.write(f'pcm.bench_outside {{ type file; slave.pcm "null"; file "/dev/null"; infile "{raw}"; format "raw" }}\n')
     binaries = [tuple(b.split("=", 1)) for b in args.binary]
     catalogs = []

@@ -2,6 +2,8 @@
 listen->capture. See run.sh for the arguments; prints Markdown tables. python3 stdlib only."""
 import argparse, json, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
 
+from appliance_alsa import appliance_alsa_conf
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--binary", action="append", required=True, help="LABEL=PATH of a soundtraced build")
 parser.add_argument("--baseline", action="append", default=[], help="LABEL=PATH of a baseline program")
@@ -785,12 +787,9 @@ try:
         definitions += (f'pcm.bench_{name} {{ type file; slave.pcm "null"; file "/dev/null"; '
                         f'infile "{audio_dir}/{name}.raw"; format "raw" }}\n')
     definitions += pulse.alsa("bench_pulse")
-    debian = open("/usr/share/alsa/alsa.conf").read()
-    hook_start = debian.index("@hooks [")
-    hook_end = debian.index("\n]\n", hook_start) + 3
     alsa_conf = os.path.join(work, "asound-appliance.conf")
     with open(alsa_conf, "w") as f:
-        f.write(debian[:hook_start] + debian[hook_end:] + "\n" + definitions)
+        f.write(appliance_alsa_conf() + "\n" + definitions)
     debian_conf = os.path.join(work, "asound-debian.conf")
     with open(debian_conf, "w") as f:
         f.write("</usr/share/alsa/alsa.conf>\n" + definitions)
