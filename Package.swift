@@ -26,9 +26,17 @@ let package = Package(
             pkgConfig: "libmd",
             providers: [.apt(["libmd-dev"])]
         ),
+        // The SIGBUS guard of mapped catalogs: a read past the end of a file truncated in place
+        // reads zeros and is recorded, instead of killing the process (include/mapping_guard.h).
+        .target(
+            name: "CMappingGuard",
+            path: "Sources/CMappingGuard",
+            sources: ["mapping_guard.c"],
+            publicHeadersPath: "include"
+        ),
         .target(
             name: "SoundtraceFingerprint",
-            dependencies: ["CKissFFT", "CLibmd"]
+            dependencies: ["CKissFFT", "CLibmd", "CMappingGuard"]
         ),
         // The line protocol's one codec, for the daemon and the CLI alike: the request grammar, the
         // command table, replies and errors, the client's request builder and reply parser, and the

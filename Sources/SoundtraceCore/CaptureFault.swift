@@ -1,4 +1,5 @@
-/// Why capture could not start or went on. Each description says what failed and what to do.
+/// Why capture could not start or go on, or why a session cannot give an answer it can trust.
+/// Each description says what failed and what to do.
 public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
     /// No such capture device; `available` lists the ones that exist.
     case deviceNotFound(device: String, available: [String])
@@ -16,6 +17,9 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
     case audioGap(device: String, milliseconds: Int)
     /// Any other error from the audio system, with its own words.
     case other(device: String, detail: String)
+    /// The catalog file the session matched against was rewritten in place while it listened
+    /// (not a device fault): what was read from it may be another file's bytes.
+    case catalogRewritten(path: String)
 
     /// A short machine-readable name, for the protocol and JSON.
     public var code: String {
@@ -28,6 +32,7 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
         case .stalled: return "deviceStalled"
         case .audioGap: return "audioGap"
         case .other: return "captureError"
+        case .catalogRewritten: return "catalogChanged"
         }
     }
 
@@ -57,6 +62,9 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
                 "capture device '\(device)' lost \(milliseconds) ms of audio (the system was too busy to read it in time, or was suspended); listen again"
         case let .other(device, detail):
             return "capture device '\(device)' failed: \(detail); check the device and listen again"
+        case let .catalogRewritten(path):
+            return
+                "catalog \(path) was rewritten in place during the session, so its answer cannot be trusted; replace catalog files rather than rewriting them (`soundtrace catalog build --out \(path)` or `install -m 0644 FILE \(path)`; soundtraced then needs `systemctl reload soundtraced`) and listen again"
         }
     }
 }

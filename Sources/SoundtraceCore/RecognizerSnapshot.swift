@@ -21,11 +21,16 @@ public struct RecognizerSnapshot: Sendable, Equatable {
     /// A match that only the whole listening window may decide: heard so deep in noise that more
     /// audio can still show it to be another recording that shares a part with this one.
     public let waitsForWindow: Bool
+    /// Why no answer from this session can be trusted (the catalog changed under the recognizer):
+    /// the session fails with it, whatever the rest says.
+    public let fault: CaptureFault?
 
     public init(
         isMatch: Bool, reference: ReferenceSummary?, offsetMilliseconds: Int, score: Int, runnerUpScore: Int,
-        peaks: Int, heardMilliseconds: Int, confirmedTwice: Bool = false, waitsForWindow: Bool = false
+        peaks: Int, heardMilliseconds: Int, confirmedTwice: Bool = false, waitsForWindow: Bool = false,
+        fault: CaptureFault? = nil
     ) {
+        self.fault = fault
         self.confirmedTwice = confirmedTwice
         self.waitsForWindow = waitsForWindow
         self.isMatch = isMatch

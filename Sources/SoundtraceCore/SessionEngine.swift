@@ -159,6 +159,7 @@ public struct SessionEngine {
     /// then dropped: a cancel or a failure came first).
     public mutating func decide(_ outcome: Outcome, token: SessionToken) -> RecognitionSession? {
         guard token == listeningToken, let snapshot = outcome.snapshot, let due = outcome.due else { return nil }
+        if let fault = snapshot.fault { return finish(.failed(fault)) }
         switch due {
         case .final:
             return finishWithFinalVerdict(snapshot)
@@ -207,6 +208,7 @@ public struct SessionEngine {
     /// Ends session `token` with the final verdict taken after its deadline.
     public mutating func deadlinePassed(monotonic: Int64, token: SessionToken, final: RecognizerSnapshot) -> RecognitionSession? {
         guard token == listeningToken, let deadline, monotonic >= deadline, let recognizer else { return nil }
+        if let fault = final.fault { return finish(.failed(fault)) }
         if final.isMatch, final.reference != nil { return finish(matched(final)) }
         return finish(.failed(.stalled(device: device, heardMilliseconds: framesHeard * 1000 / recognizer.sampleRate)))
     }

@@ -34,13 +34,7 @@ extension ApplianceState {
         // Callers defer a start while the previous device closes (`mustDeferStart`).
         if let closing = captureToken { return refusedBusy(closing) }
         // The catalog's index is read from its mapped file: one fstat tells whether it was rewritten.
-        if let rewritten = catalogSlot.rewrittenInPlace() {
-            catalogSlot = rewritten
-            catalogWarning = nil
-            catalogFallback = nil
-            DaemonLog.error(rewritten.problem ?? "")
-            markChanged(.catalog)
-        }
+        retireCatalogIfRewritten()
         guard let catalog = catalogSlot.catalog else {
             return .failure(ProtocolError(.unavailable, command: "listen", "no usable catalog: \(catalogSlot.problem ?? "none loaded")"))
         }
@@ -99,6 +93,17 @@ extension ApplianceState {
         return .success(session)
     }
 
+    /// Stops using the loaded catalog once its file was rewritten in place (`CatalogSlot.rewrittenInPlace`):
+    /// `status` and `listen` then say so, with the fix, until a reload maps a sound one.
+    private mutating func retireCatalogIfRewritten() {
+        guard let rewritten = catalogSlot.rewrittenInPlace() else { return }
+        catalogSlot = rewritten
+        catalogWarning = nil
+        catalogFallback = nil
+        DaemonLog.error(rewritten.problem ?? "")
+        markChanged(.catalog)
+    }
+
     /// A device that cannot be opened still makes a session, failed at once with the reason, so
     /// the person and every client see what went wrong and the next start is not blocked.
     private mutating func failedStart(_ token: SessionToken, fault: CaptureFault) -> Result<RecognitionSession, ProtocolError> {
@@ -150,7 +155,12 @@ extension ApplianceState {
             DaemonLog.info("session \(session.id) canceled\(shuttingDown ? ": soundtraced is stopping" : "")")
             showIndicator(.canceled, detail: "session \(session.id)")
         case let .failed(fault):
-            deviceHealth = .failed(fault)
+            if case .catalogRewritten = fault {
+                // Not the device's fault: the catalog it matched against is the one to retire.
+                retireCatalogIfRewritten()
+            } else {
+                deviceHealth = .failed(fault)
+            }
             DaemonLog.warning("session \(session.id) failed: \(fault)")
             showIndicator(.failure, detail: fault.description)
         case .listening:

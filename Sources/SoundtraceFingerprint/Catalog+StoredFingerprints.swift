@@ -16,8 +16,9 @@ extension Catalog {
         let referenceMask = (UInt32(1) << UInt32(index.referenceBits)) - 1
         let frameMask = (UInt32(1) << UInt32(frameBits)) - 1
         for bucket in 0..<(index.directory.count - 1) {
+            // Inside the entries even if the mapped file was rewritten since it was validated.
             let start = Int(index.directory[bucket])
-            let end = Int(index.directory[bucket + 1])
+            let end = min(Int(index.directory[bucket + 1]), index.entries.count)
             guard start < end else { continue }
             for e in start..<end {
                 let entry = index.entries[e]

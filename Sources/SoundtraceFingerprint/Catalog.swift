@@ -57,6 +57,13 @@ public final class Catalog: Sendable {
     /// its index then no longer says what was validated, and the catalog must not be used.
     public var fileChangedSinceLoading: Bool { content.file?.changedSinceMapping ?? false }
 
+    /// Throws when the file was rewritten in place since loading: what was read from it since may
+    /// be another file's bytes, or zeros past a truncation, so nothing decided on it can be
+    /// trusted. One fstat.
+    public func checkUnchangedSinceLoading() throws(CatalogError) {
+        if fileChangedSinceLoading { throw .rewrittenInPlace(path: content.path) }
+    }
+
     /// The reference with this id, if the catalog holds it.
     public func reference(id: String) -> CatalogReference? {
         references.first { $0.audio.id == id }

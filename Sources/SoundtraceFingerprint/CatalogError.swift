@@ -14,6 +14,8 @@ public enum CatalogError: Error, Equatable, CustomStringConvertible {
     case parameterMismatch(path: String, field: String, stored: UInt32, expected: UInt32)
     case damaged(path: String, detail: String)
     case cannotBuild(detail: String)
+    /// The file was written or truncated in place while it was mapped (`Catalog.checkUnchangedSinceLoading`).
+    case rewrittenInPlace(path: String)
 
     static let rebuildHint = "rebuild it with: soundtrace catalog build"
 
@@ -67,6 +69,9 @@ public enum CatalogError: Error, Equatable, CustomStringConvertible {
             return "catalog \(path) is damaged (\(detail)); \(Self.rebuildHint)"
         case let .cannotBuild(detail):
             return "cannot build the catalog: \(detail)"
+        case let .rewrittenInPlace(path):
+            return
+                "catalog \(path) was rewritten in place while it was in use, so what was read from it cannot be trusted; replace catalog files rather than rewriting them (`soundtrace catalog build --out \(path)`, or `install -m 0644 FILE \(path)`), then try again"
         }
     }
 }

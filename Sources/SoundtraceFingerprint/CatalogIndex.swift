@@ -119,7 +119,13 @@ public struct CatalogIndex: Sendable, Equatable {
         let referenceMask = (UInt32(1) << referenceBits) - 1
         for b in 0..<(directory.count - 1) {
             var previous: UInt32? = nil
-            for e in Int(directory[b])..<Int(directory[b + 1]) {
+            // Checked at load, but read again from the mapped file, which may change in between.
+            let start = Int(directory[b])
+            let end = Int(directory[b + 1])
+            guard start <= end, end <= entries.count else {
+                throw .inconsistent("the directory changed while the index was read (the file was rewritten)")
+            }
+            for e in start..<end {
                 let entry = entries[e]
                 if let previous, entry < previous { throw .inconsistent("bucket \(b) is not sorted") }
                 previous = entry
@@ -148,8 +154,10 @@ public struct CatalogIndex: Sendable, Equatable {
         let low = hash & ((UInt32(1) << UInt32(lowBits)) - 1)
         let shift = UInt32(32 - lowBits)
         // Entries are sorted, and the low hash bits are their top bits: binary search the run.
-        let start = Int(directory[bucket])
-        let end = Int(directory[bucket + 1])
+        // The directory was validated at load, but it is read from the mapped file, which a
+        // rewrite in place can change under it: a run stays inside the entries whatever it says.
+        let end = min(Int(directory[bucket + 1]), entries.count)
+        let start = min(Int(directory[bucket]), end)
         let first = lowerBound(start, end) { $0 >> shift < low }
         return first..<lowerBound(first, end) { $0 >> shift <= low }
     }

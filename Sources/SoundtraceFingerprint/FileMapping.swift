@@ -1,3 +1,4 @@
+import CMappingGuard
 import Glibc
 
 /// A whole file mapped read-only (PROT_READ, MAP_PRIVATE), unmapped when the last user lets go.
@@ -6,7 +7,9 @@ import Glibc
 /// page cache, which the kernel can drop and read again under memory pressure, where a copy would
 /// be anonymous memory that a box without swap must keep (docs/CATALOG.md). Replacing the file by
 /// renaming another over it is safe: the mapping keeps the old file. Changing or truncating the
-/// mapped file in place is not: reads then see the new bytes, or fault with SIGBUS past its end.
+/// mapped file in place is not: reads then see the new bytes, or would fault with SIGBUS past its
+/// end. The mapping is guarded against the fault (`CMappingGuard`): such a read sees zeros, and
+/// `changedSinceMapping` says the file changed, so that its owner stops using it.
 final class FileMapping: @unchecked Sendable {
     // @unchecked: the memory is never written after mmap and `fd` only answers fstat, so both can
     // be used from any thread.
@@ -15,6 +18,8 @@ final class FileMapping: @unchecked Sendable {
     private let fd: Int32
     private let mappedSize: Int
     private let mappedModification: timespec
+    /// This mapping's slot in the SIGBUS guard, -1 when unguarded (empty, or no slot free).
+    private let guardSlot: Int32
 
     /// Maps the file at `path`, refusing anything but a regular file (`RegularFile`) and files
     /// larger than `limit`. Errors are the ones `FileBytes.read` gives, so callers report both
@@ -33,10 +38,12 @@ final class FileMapping: @unchecked Sendable {
         if size == 0 {
             // mmap refuses a length of 0; an empty file is simply no bytes.
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            guardSlot = -1
         } else {
             let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
             guard let address, address != MAP_FAILED else { throw fail(errno) }
             bytes = UnsafeRawBufferPointer(start: UnsafeRawPointer(address), count: size)
+            guardSlot = soundtrace_guard_mapping(address, size)
         }
         self.fd = fd
         mappedSize = size
@@ -86,16 +93,23 @@ final class FileMapping: @unchecked Sendable {
     }
 
     deinit {
+        soundtrace_unguard_mapping(guardSlot)
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
         close(fd)
     }
 
     /// Whether the mapped file was written or truncated since it was mapped (its size or
-    /// modification time changed). A file renamed over the path is not this file: it does not count.
+    /// modification time changed, or a read past its end was caught). A file renamed over the path
+    /// is not this file: it does not count.
     var changedSinceMapping: Bool {
+        if readPastTheEnd { return true }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return true }
         return Int(info.st_size) != mappedSize || info.st_mtim.tv_sec != mappedModification.tv_sec
             || info.st_mtim.tv_nsec != mappedModification.tv_nsec
     }
+
+    /// Whether a read past the end of the file, truncated under the mapping, was caught: the rest
+    /// of the mapping reads as zeros since.
+    var readPastTheEnd: Bool { soundtrace_mapping_lost_pages(guardSlot) != 0 }
 }

@@ -72,7 +72,19 @@ public final class FingerprintRecognizer: Recognizer {
             offsetMilliseconds: verdict.offsetFrames * p.hopSize * 1000 / p.sampleRate,
             score: verdict.score, runnerUpScore: verdict.runnerUpScore, peaks: verdict.queryPeaks,
             heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate,
-            confirmedTwice: confirmedTwice, waitsForWindow: verdict.isDeepInNoise(p))
+            confirmedTwice: confirmedTwice, waitsForWindow: verdict.isDeepInNoise(p), fault: catalogFault())
+    }
+
+    /// The session's fault when the catalog file was rewritten in place since it was loaded: the
+    /// index, signatures and levels behind this verdict were read from it (one fstat a snapshot).
+    private func catalogFault() -> CaptureFault? {
+        do {
+            try catalog.checkUnchangedSinceLoading()
+            return nil
+        } catch {
+            if case let .rewrittenInPlace(path) = error { return .catalogRewritten(path: path) }
+            return nil
+        }
     }
 
     /// Everything behind the verdict on what was heard so far (see `QueryExplanation`).

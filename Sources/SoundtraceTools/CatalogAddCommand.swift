@@ -264,9 +264,13 @@ struct CatalogAddCommand {
         for share in [1, 2, 3] {
             let start = max(0, min(audio.samples.count - length, audio.samples.count * share / 4 - length / 2))
             let excerpt = PCMAudio(sampleRate: rate, samples: Array(audio.samples[start..<min(audio.samples.count, start + length)]))
-            guard let verdict = try? FileMatching.match(excerpt, catalog: catalog), verdict.isMatch, let index = verdict.candidate else {
-                continue
+            let verdict: Verdict
+            do {
+                verdict = try FileMatching.match(excerpt, catalog: catalog)
+            } catch {
+                return .failure(Problem(message: "\(error) (the duplicate check reads it)"))
             }
+            guard verdict.isMatch, let index = verdict.candidate else { continue }
             let existing = catalog.references[index].audio
             let at = catalog.parameters.seconds(forFrames: verdict.offsetFrames)
             return .failure(

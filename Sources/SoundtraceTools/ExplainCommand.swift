@@ -78,6 +78,7 @@ struct ExplainCommand {
             }
             matcher.finish()
             explanation = matcher.explanation()
+            try catalog.checkUnchangedSinceLoading()
         } catch let error as WAVError {
             console.error("soundtrace explain: \(error)")  // it names the file
             return .inputError
@@ -98,6 +99,11 @@ struct ExplainCommand {
         guard let explanation = session.explanation else {
             console.print(json ? LiveMatchCommand.json(ended, device: source.device) : LiveMatchCommand.text(ended, device: source.device))
             return .deviceFailed
+        }
+        if case .failed(.catalogRewritten) = ended.state {
+            // What the picture would show was read from another file's bytes.
+            console.error("soundtrace explain: \(LiveMatchCommand.text(ended, device: source.device))")
+            return .inputError
         }
         if case .failed = ended.state {
             console.error("soundtrace explain: \(LiveMatchCommand.text(ended, device: source.device)); showing what was heard until then")

@@ -13,6 +13,9 @@ public enum FileMatching {
             start = end
         }
         matcher.finish()
-        return matcher.verdict()
+        let verdict = matcher.verdict()
+        // The index, signatures and levels were read from the mapped file as the query went on.
+        try catalog.checkUnchangedSinceLoading()
+        return verdict
     }
 }

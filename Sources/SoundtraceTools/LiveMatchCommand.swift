@@ -33,6 +33,8 @@ struct LiveMatchCommand {
         switch ended.state {
         case .matched, .noMatch: return .success
         case .canceled: return .canceled
+        // The catalog, not the device: exit 3, "the catalog or a file could not be used".
+        case .failed(.catalogRewritten): return .inputError
         case .failed, .listening: return .deviceFailed
         }
     }

@@ -21,6 +21,12 @@ struct StoredFingerprints: Sendable {
             return (.none, "not reusing \(path): \(reason); analysing every recording")
         }
         let fingerprints = catalog.storedFingerprints(at: Set(catalog.references.indices))
+        // Read from the mapped file: a rewrite meanwhile would lend another file's bytes.
+        do {
+            try catalog.checkUnchangedSinceLoading()
+        } catch {
+            return (.none, "not reusing \(path): \(reason(error) ?? "it changed"); analysing every recording")
+        }
         var bySHA256: [[UInt8]: ReferenceFingerprint] = [:]
         for (position, reference) in catalog.references.enumerated() where bySHA256[reference.sourceSHA256] == nil {
             bySHA256[reference.sourceSHA256] = fingerprints[position]
@@ -47,6 +53,7 @@ struct StoredFingerprints: Sendable {
         case let .parameterMismatch(_, field, stored, expected):
             return "it was built with engine parameter \(field) = \(stored), this soundtrace uses \(expected)"
         case .cannotWrite, .cannotBuild: return "it cannot be used"
+        case .rewrittenInPlace: return "it was rewritten in place while it was read"
         }
     }
 }

@@ -222,6 +222,29 @@ final class ScriptedRecognizer: Recognizer {
         }
     }
 
+    @Test func aSnapshotWithAFaultFailsTheSessionEvenOverAMatch() throws {
+        // The recognizer found that its catalog changed under it: a match it reports is not trusted.
+        let fault = CaptureFault.catalogRewritten(path: "/var/lib/soundtrace/catalog")
+        let recognizer = ScriptedRecognizer { heard in
+            let match = ScriptedRecognizer.match(score: 400, heard: heard)
+            guard heard >= 1000 else { return match }
+            return RecognizerSnapshot(
+                isMatch: true, reference: match.reference, offsetMilliseconds: match.offsetMilliseconds, score: 400,
+                runnerUpScore: 3, peaks: 100, heardMilliseconds: heard, fault: fault)
+        }
+        var engine = try started(recognizer)
+        var ended: RecognitionSession?
+        var frame = 0
+        while ended == nil && frame < 10 * 8000 {
+            ended = engine.receive(quarter, atFrame: frame, token: SessionToken(1))
+            frame += quarter.count
+        }
+        #expect(ended?.state == .failed(fault))
+        #expect(frame == 1000 * 8)
+        #expect(fault.code == "catalogChanged")
+        #expect(fault.description.contains("rewritten in place during the session"))
+    }
+
     @Test func windowSettingsAreValidated() {
         #expect(throws: SessionSettings.Invalid.windowOutOfRange(2)) { try SessionSettings(windowSeconds: 2) }
         #expect(throws: SessionSettings.Invalid.windowOutOfRange(31)) { try SessionSettings(windowSeconds: 31) }

@@ -3,12 +3,12 @@ import Foundation
 import Glibc
 import SoundtraceClock
 import SoundtraceCore
-import SoundtraceFingerprint
 import SoundtraceStore
 import SoundtraceTestSupport
 import Testing
 
 @testable import SoundtraceDaemon
+@testable import SoundtraceFingerprint
 @testable import SoundtracePlatform
 
 /// Sessions through the appliance: the button, the history, one result per session, with a
@@ -36,6 +36,8 @@ import Testing
         var opened = 0
         var closed = 0
         let wakeSignal = WakeSignal()
+        /// Run once, on the capture thread, when a read starts past this many samples.
+        var midway: (samples: Int, action: () -> Void)?
 
         init(samples: [Int16], fault: CaptureFault? = nil, pace: useconds_t = 0) {
             self.samples = samples
@@ -56,6 +58,10 @@ import Testing
                     wakeSignal.consume()
                     return .woken
                 }
+            }
+            if let hook = midway, position >= hook.samples {
+                midway = nil
+                hook.action()
             }
             let count = 800
             let chunk =
@@ -100,7 +106,8 @@ import Testing
     }
 
     private func makeAppliance(
-        _ microphone: ScriptedMicrophone, store: HistoryStore?, indicator: RecordingIndicator, launch: ManualCaptureLaunch? = nil
+        _ microphone: ScriptedMicrophone, store: HistoryStore?, indicator: RecordingIndicator, launch: ManualCaptureLaunch? = nil,
+        catalog: CatalogSlot = CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil)
     ) -> Appliance {
         var environment = Appliance.Environment(
             device: "scripted", settings: .standard, token: nil, makeSource: { _ in microphone },
@@ -108,7 +115,7 @@ import Testing
         if let launch { environment.launchCapture = launch.launch }
         return Appliance(
             environment: environment, channel: NullChannel(), indicator: indicator,
-            catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: store, storeProblem: nil)
+            catalog: catalog, store: store, storeProblem: nil)
     }
 
     /// Returns once the capture threads have closed their devices (the session ended first).
@@ -143,6 +150,41 @@ import Testing
         // The next session numbers on after the recorded one, also in a fresh appliance.
         let restarted = makeAppliance(microphone, store: store, indicator: indicator)
         #expect(restarted.state.withLock { $0.nextToken } == 2)
+    }
+
+    /// `cp new.catalog PATH` while a visitor's session listens: the file is truncated, then
+    /// written, under the daemon's mapping. The session must neither crash the daemon (reads
+    /// past the new end are SIGBUS) nor name a recording from what it read; it fails, saying so,
+    /// and the catalog is retired until a reload, without blaming the microphone.
+    @Test func aCatalogRewrittenInPlaceDuringASessionFailsItAndRetiresTheCatalog() throws {
+        let path = scratch.path + "/mapped.catalog"
+        let bytes = try FileBytes.read(path: Self.root + "/catalog/soundtrace.catalog", limit: 1 << 30)
+        try FileBytes.writeAtomically(bytes, to: path)
+        let catalog = try CatalogFile.load(path: path, check: .structure)
+        let recording = try RecordingLoader.load(path: Self.root + "/catalog/" + catalog.references[2].audio.sourceFile).audio
+        let microphone = ScriptedMicrophone(samples: TestAudio.excerpt(recording, from: 20 * 8000, count: 12 * 8000).samples)
+        // Down to its first page, as `cp` leaves it between truncating and writing.
+        microphone.midway = (samples: 12000, action: { _ = truncate(path, 4096) })
+        let store = try temporaryStore()
+        let indicator = RecordingIndicator()
+        let launch = ManualCaptureLaunch()
+        let appliance = makeAppliance(
+            microphone, store: store, indicator: indicator, launch: launch, catalog: CatalogSlot(path: path, catalog: catalog, problem: nil)
+        )
+        appliance.buttonPressed()
+        try launch.runNext()
+        #expect(catalog.content.file?.readPastTheEnd == true, "the session read nothing past the new end")
+        #expect(appliance.state.withLock { $0.lastFinished?.session.state } == .failed(.catalogRewritten(path: path)))
+        #expect(try store.events().isEmpty)
+        #expect(indicator.states == [.listening, .failure])
+        let status = appliance.state.withLock { $0.statusPairs() }
+        #expect(status.contains { $0 == ("catalog", "unavailable") })
+        #expect(status.contains { $0.0 == "catalog_error" && $0.1.contains("rewritten in place") })
+        #expect(status.contains { $0.0 == "last_message" && $0.1.contains("rewritten in place during the session") }, "\(status)")
+        #expect(!status.contains { $0 == ("device_health", "failed") }, "the microphone was not at fault")
+        // And the next listen says why it cannot start.
+        appliance.buttonPressed()
+        #expect(appliance.state.withLock { $0.engine.listeningToken } == nil)
     }
 
     @Test func theButtonCancelsWhileListeningAndTheDeviceIsClosed() throws {

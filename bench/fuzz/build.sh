@@ -23,7 +23,7 @@ mkdir -p "$out"
 swift_flags=(-swift-version 6 -O -enable-testing -sanitize=fuzzer,address -parse-as-library -I "$out"
              -I "$out/maps/CKissFFT" -I "$repo/Sources/CALSA" -I "$out/maps/CGPIOD" -I "$repo/Sources/CLibmd"
              -I "$repo/Sources/CJansson" -I "$out/maps/CMosquitto" -I "$repo/Sources/CLibmosquitto"
-             -I "$repo/Sources/CLinux")
+             -I "$repo/Sources/CLinux" -I "$out/maps/CMappingGuard")
 
 # Whether $1 is missing or older than any of the other files.
 stale() {
@@ -47,6 +47,15 @@ module_map CKissFFT "$repo/Sources/CKissFFT/include/CKissFFT.h"
 if stale "$out/CKissFFT.o" "$repo/Sources/CKissFFT" "$0"; then
   echo "build: CKissFFT"
   clang -O2 -fsanitize=fuzzer-no-link,address -c "$repo/Sources/CKissFFT/kissfft_fixed.c" -o "$out/CKissFFT.o"
+fi
+
+# The SIGBUS guard of mapped catalogs (Sources/CMappingGuard, which SoundtraceFingerprint imports):
+# libFuzzer's own SIGBUS handler, installed first, still sees every fault the guard does not own.
+module_map CMappingGuard "$repo/Sources/CMappingGuard/include/mapping_guard.h"
+if stale "$out/CMappingGuard.o" "$repo/Sources/CMappingGuard" "$0"; then
+  echo "build: CMappingGuard"
+  clang -O2 -fsanitize=fuzzer-no-link,address -I "$repo/Sources/CMappingGuard/include" \
+    -c "$repo/Sources/CMappingGuard/mapping_guard.c" -o "$out/CMappingGuard.o"
 fi
 
 # The GPIO shim (Sources/CGPIOD, which SoundtracePlatform imports) likewise: a module map for its
@@ -83,7 +92,7 @@ fi
 # module NAME: one object and module for Sources/NAME, in dependency order.
 module() {
   local name=$1
-  if stale "$out/$name.o" "$repo/Sources/$name" "$0" "$out/CKissFFT.o" "$out/CGPIOD.o" "$out/CMosquitto.o" $(printf '%s ' "${built[@]/#/$out/}"); then
+  if stale "$out/$name.o" "$repo/Sources/$name" "$0" "$out/CKissFFT.o" "$out/CMappingGuard.o" "$out/CGPIOD.o" "$out/CMosquitto.o" $(printf '%s ' "${built[@]/#/$out/}"); then
     echo "build: $name"
     swiftc "${swift_flags[@]}" -module-name "$name" -wmo -c -emit-module -emit-module-path "$out/$name.swiftmodule" \
       -o "$out/$name.o" "$repo"/Sources/"$name"/*.swift
@@ -102,9 +111,9 @@ done
 objects() {
   case "$1" in
     config) echo SoundtraceCore.o ;;
-    catalog|wav) echo CKissFFT.o SoundtraceFingerprint.o ;;
+    catalog|wav) echo CKissFFT.o CMappingGuard.o SoundtraceFingerprint.o ;;
     request|faults) echo SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o CGPIOD.o CMosquitto.o SoundtracePlatform.o ;;
-    manifest|reply) echo CKissFFT.o SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o CMosquitto.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
+    manifest|reply) echo CKissFFT.o CMappingGuard.o SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o CMosquitto.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
     *) echo "build: no module list for harness '$1'" >&2; return 1 ;;
   esac
 }
