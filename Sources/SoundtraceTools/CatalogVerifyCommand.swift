@@ -88,6 +88,8 @@ struct CatalogVerifyCommand {
             let verdict: Verdict
             do {
                 verdict = try FileMatching.match(excerpt, catalog: catalog)
+            } catch let error as CatalogError {
+                return "\(error)"
             } catch {
                 return "the matcher could not start: \(error)"
             }
