@@ -43,6 +43,7 @@ done
 [ -n "$port" ] || { echo "soundtraced did not start:" >&2; cat "$work/daemon.log" >&2; exit 1; }
 
 [ -x /usr/bin/time ] || { echo "bench/cli: /usr/bin/time is missing: apt-get install time" >&2; exit 1; }
+command -v swiftc >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
 floor_flags_text=$("$repo/scripts/swift-build-static.sh" --swiftc-flags --scratch-path "$work/floor-scratch")
 mapfile -t floor_flags <<<"$floor_flags_text"
 echo 'print("soundtraced is running")' >"$work/floor.swift"
