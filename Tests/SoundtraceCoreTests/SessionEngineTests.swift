@@ -56,17 +56,24 @@ final class ScriptedRecognizer: Recognizer {
         return engine
     }
 
-    @Test func confidentStableMatchStopsEarlyWithExactlyOneResult() throws {
-        let recognizer = ScriptedRecognizer { heard in
-            heard < 1500 ? ScriptedRecognizer.nothing(peaks: 10, heard: heard) : ScriptedRecognizer.match(score: 40, heard: heard)
-        }
-        var engine = try started(recognizer)
+    /// Feeds quarter seconds to session 1 until it ends or its 10 s have been heard: how it ended,
+    /// and the frame the audio had reached.
+    func feedQuarters(_ engine: inout SessionEngine) -> (RecognitionSession?, Int) {
         var ended: RecognitionSession?
         var frame = 0
         while ended == nil && frame < 10 * 8000 {
             ended = engine.receive(quarter, atFrame: frame, token: SessionToken(1))
             frame += quarter.count
         }
+        return (ended, frame)
+    }
+
+    @Test func confidentStableMatchStopsEarlyWithExactlyOneResult() throws {
+        let recognizer = ScriptedRecognizer { heard in
+            heard < 1500 ? ScriptedRecognizer.nothing(peaks: 10, heard: heard) : ScriptedRecognizer.match(score: 40, heard: heard)
+        }
+        var engine = try started(recognizer)
+        let (ended, frame) = feedQuarters(&engine)
         let session = try #require(ended)
         guard case let .matched(result) = session.state else {
             Issue.record("not matched: \(session.state)")
@@ -233,12 +240,7 @@ final class ScriptedRecognizer: Recognizer {
                 runnerUpScore: 3, peaks: 100, heardMilliseconds: heard, fault: fault)
         }
         var engine = try started(recognizer)
-        var ended: RecognitionSession?
-        var frame = 0
-        while ended == nil && frame < 10 * 8000 {
-            ended = engine.receive(quarter, atFrame: frame, token: SessionToken(1))
-            frame += quarter.count
-        }
+        let (ended, frame) = feedQuarters(&engine)
         #expect(ended?.state == .failed(fault))
         #expect(frame == 1000 * 8)
         #expect(fault.code == "catalogChanged")
