@@ -11,9 +11,9 @@ enum ListenCommands {
         argument: .none,
         jsonHelp: "one JSON object: daemon, sessionId, outcome (match, noMatch, canceled or failed), …",
         details: """
-            exit status: 0 for a match or no match, 4 when the session failed (capture device), 5 when
-            soundtraced cannot be reached or stopped while listening, 6 when it refused (busy, no
-            catalog or device, permission), 130 when canceled.
+            exit status: 0 for a match or no match, 4 when the session failed (capture device, or its
+            catalog file rewritten in place), 5 when soundtraced cannot be reached or stopped while
+            listening, 6 when it refused (busy, no catalog or device, permission), 130 when canceled.
             """,
         body: runListen)
 
