@@ -22,11 +22,12 @@ public struct Resampler: Sendable {
     /// 1.1-1.3; ResamplerTests compares both sums at every rate a recording or microphone comes in):
     /// half the work of 64-bit sums, and the same output to the bit.
     private let sumsFitInt32: Bool
-    /// The taps again as Int16, when every one fits (all of the engine's rate pairs: the largest
-    /// is the centre tap, below one in Q15). Both factors of every product are then 16-bit, which
-    /// the vector units multiply and pair-add in one step (x86's pmaddwd, Arm's smlal): the
-    /// 32-bit multiply the other path needs is emulated on baseline x86-64 (pmuludq and shuffles),
-    /// a fifth of a catalog build's instructions (docs/BENCHMARKS.md). The same products and sums.
+    /// The taps again as Int16 for the vector path, when every one fits and the sums fit 32 bits
+    /// (all of the engine's rate pairs: the largest tap is the centre one, below one in Q15);
+    /// otherwise every sum is made in 64 bits. Both factors of every product are 16-bit, which the
+    /// vector units multiply and pair-add in one step (x86's pmaddwd, Arm's smlal); 32-bit taps
+    /// needed a 32-bit multiply, which baseline x86-64 emulates (pmuludq and shuffles), a fifth of
+    /// a catalog build's instructions then (docs/BENCHMARKS.md).
     private let taps16: [[Int16]]?
     private var buffer: [Int16]
     private var bufferStart: Int  // absolute input index of buffer[0]
@@ -38,9 +39,8 @@ public struct Resampler: Sendable {
         self.init(inputRate: inputRate, outputRate: outputRate, allow32BitSums: true)
     }
 
-    /// `allow32BitSums: false` always sums in 64 bits, `allow16BitTaps: false` keeps 32-bit taps in
-    /// the 32-bit sums: the references the faster paths are tested against.
-    init(inputRate: Int, outputRate: Int, allow32BitSums: Bool, allow16BitTaps: Bool = true) {
+    /// `allow32BitSums: false` always sums in 64 bits: the reference the vector path is tested against.
+    init(inputRate: Int, outputRate: Int, allow32BitSums: Bool) {
         precondition(inputRate > 0 && outputRate > 0)
         self.inputRate = inputRate
         self.outputRate = outputRate
@@ -63,7 +63,7 @@ public struct Resampler: Sendable {
                 kernel.reduce(0) { $0 + Int64(abs($1)) } * 32768 + (1 << 14) <= Int64(Int32.max)
             }
         let fitInt16 = taps.allSatisfy { $0.count % 8 == 0 && $0.allSatisfy { Int32(Int16.min)...Int32(Int16.max) ~= $0 } }
-        taps16 = sumsFitInt32 && allow16BitTaps && fitInt16 ? taps.map { $0.map { Int16($0) } } : nil
+        taps16 = sumsFitInt32 && fitInt16 ? taps.map { $0.map { Int16($0) } } : nil
         // The first outputs look back halfTaps samples before the start (and the zero taps a few
         // more): silence.
         buffer = [Int16](repeating: 0, count: halfTaps + leadingZeros)
@@ -196,30 +196,6 @@ public struct Resampler: Sendable {
                     t += 8
                 }
                 acc = lanes.wrappedSum()
-            }
-            return Int16(clamping: (acc &+ (1 << 14)) >> 15)
-        }
-        if sumsFitInt32 {
-            var acc: Int32 = 0
-            taps[phase].withUnsafeBufferPointer { kernel in
-                // Eight taps at a time in vector registers, the rest one by one; wrapping
-                // operators only to drop overflow checks: `sumsFitInt32` bounds every sum.
-                let count = kernel.count
-                let vectorEnd = count - count % 8
-                let samples = UnsafeRawPointer(input.baseAddress! + first)
-                let weights = UnsafeRawPointer(kernel.baseAddress!)
-                var lanes = SIMD8<Int32>()
-                var t = 0
-                while t < vectorEnd {
-                    let x = SIMD8<Int32>(truncatingIfNeeded: samples.loadUnaligned(fromByteOffset: 2 * t, as: SIMD8<Int16>.self))
-                    lanes &+= x &* weights.loadUnaligned(fromByteOffset: 4 * t, as: SIMD8<Int32>.self)
-                    t += 8
-                }
-                acc = lanes.wrappedSum()
-                while t < count {
-                    acc = acc &+ kernel[t] &* Int32(input[first + t])
-                    t += 1
-                }
             }
             return Int16(clamping: (acc &+ (1 << 14)) >> 15)
         }
