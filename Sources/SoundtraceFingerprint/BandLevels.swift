@@ -9,14 +9,19 @@
 final class BandLevelExtractor {
     let bands: Int
     let layouts: Int
-    /// Per layout, its `bands + 1` edges, layout after layout.
-    private let edges: [Int]
+    /// The distinct bands of all layouts, each `(lowest bin, bin past the highest)`, in the order
+    /// they first appear. Moved by ±2 %, most band edges round to the same bin (44 of the default
+    /// 99 bands are distinct), and a band with the same bins has the same level whatever layout it
+    /// belongs to: each is summed and kept once (`HeardLevels` holds every frame of them).
+    let distinctBands: [(low: Int, high: Int)]
+    /// For band `band` of layout `layout`, the index of its distinct band: `column[layout * bands + band]`.
+    let column: [Int]
     private let lowestBin: Int
     private let smoothing: Int
     @exclusivity(unchecked) private var prefix: [UInt64]
     @exclusivity(unchecked) private var history: [UInt64]
-    /// The smoothed band powers of the latest frame, `bands` per layout, layout after layout.
-    @exclusivity(unchecked) private(set) var sums: [UInt64]
+    /// The smoothed powers of the latest frame's distinct bands.
+    @exclusivity(unchecked) private(set) var distinctSums: [UInt64]
     private var frame = 0
 
     /// Bits dropped from each bin's power before summing: a band of up to 64 full-scale bins over
@@ -30,13 +35,32 @@ final class BandLevelExtractor {
         bands = base.count - 1
         layouts = speedNumerators.count
         let top = parameters.fftSize / 2
-        edges = speedNumerators.flatMap { n in base.map { min(top, roundedDivide($0 * n, speedDenominator)) } }
+        let edges = speedNumerators.flatMap { n in base.map { min(top, roundedDivide($0 * n, speedDenominator)) } }
+        var distinct: [(low: Int, high: Int)] = []
+        var column: [Int] = []
+        for layout in 0..<layouts {
+            for band in 0..<bands {
+                let e = layout * (bands + 1) + band
+                let bins = (low: edges[e], high: edges[e + 1])
+                if let known = distinct.firstIndex(where: { $0 == bins }) {
+                    column.append(known)
+                } else {
+                    column.append(distinct.count)
+                    distinct.append(bins)
+                }
+            }
+        }
+        distinctBands = distinct
+        self.column = column
         lowestBin = edges.min() ?? 0
         smoothing = parameters.signatureSmoothingFrames
         prefix = [UInt64](repeating: 0, count: (edges.max() ?? 0) - lowestBin + 1)
-        history = [UInt64](repeating: 0, count: layouts * bands * smoothing)
-        sums = [UInt64](repeating: 0, count: layouts * bands)
+        history = [UInt64](repeating: 0, count: distinct.count * smoothing)
+        distinctSums = [UInt64](repeating: 0, count: distinct.count)
     }
+
+    /// The smoothed band powers of the latest frame, `bands` per layout, layout after layout.
+    var sums: [UInt64] { column.map { distinctSums[$0] } }
 
     /// The low level bands' edges, then the level bands' (the low bands end where those begin).
     static func allEdges(_ p: EngineParameters) -> [Int] {
@@ -44,9 +68,9 @@ final class BandLevelExtractor {
         return p.lowLevelBandEdges.dropLast() + p.levelBandEdges
     }
 
-    /// Takes the next frame's power spectrum; `sums` then holds the smoothed band powers.
+    /// Takes the next frame's power spectrum; `distinctSums` (and `sums`) then hold the smoothed band powers.
     func push(power: [UInt64]) {
-        // Running sums over the bins once, so that every band of every layout is one subtraction.
+        // Running sums over the bins once, so that every band is one subtraction.
         power.withUnsafeBufferPointer { power in
             var running: UInt64 = 0
             prefix[0] = 0
@@ -55,13 +79,10 @@ final class BandLevelExtractor {
                 prefix[i] = running
             }
         }
-        let slot = (frame % smoothing) * layouts * bands
-        for k in 0..<(layouts * bands) {
-            let layout = k / bands
-            let band = k % bands
-            let e = layout * (bands + 1) + band
-            let energy = prefix[edges[e + 1] - lowestBin] &- prefix[edges[e] - lowestBin]
-            sums[k] = sums[k] &- history[slot + k] &+ energy
+        let slot = (frame % smoothing) * distinctBands.count
+        for (k, bins) in distinctBands.enumerated() {
+            let energy = prefix[bins.high - lowestBin] &- prefix[bins.low - lowestBin]
+            distinctSums[k] = distinctSums[k] &- history[slot + k] &+ energy
             history[slot + k] = energy
         }
         frame += 1
@@ -98,7 +119,7 @@ enum ReferenceLevels {
         mutating func push(power: [UInt64]) {
             extractor.push(power: power)
             if frame % parameters.levelStepFrames == 0 {
-                for sum in extractor.sums { logLevels.append(FixedLog.log2Q8(sum)) }
+                for c in extractor.column { logLevels.append(FixedLog.log2Q8(extractor.distinctSums[c])) }
             }
             frame += 1
         }

@@ -82,7 +82,7 @@ public final class QueryMatcher {
         levelExtractor = BandLevelExtractor(
             parameters: p, speedNumerators: p.speedSteps.map { p.speedDenominator + $0 },
             speedDenominator: p.speedDenominator)
-        levels = HeardLevels(frameStride: levelExtractor.bands * levelExtractor.layouts)
+        levels = HeardLevels(frameStride: levelExtractor.distinctBands.count, column: levelExtractor.column)
         votes = VoteGrid(
             referenceFrames: catalog.references.map(\.durationFrames), steps: p.speedSteps.count,
             padding: Self.votePadding(maxFrames: maxFrames))
@@ -127,7 +127,7 @@ public final class QueryMatcher {
             signatures.append(power: spectrogram.lastPower)
             levelExtractor.push(power: spectrogram.lastPower)
             if spectrogram.lastPower.allSatisfy({ $0 == 0 }) { silentFrames.append(frame) }
-            levels.append(levelExtractor.sums)
+            levels.append(levelExtractor.distinctSums)
             if recordsForExplanation {
                 recordedSpectrogram.append(row[0...parameters.maxPeakBin].map { UInt8(clamping: $0 >> 6) })
             }

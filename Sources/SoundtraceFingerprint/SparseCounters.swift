@@ -7,7 +7,9 @@ import Glibc
 ///
 /// A slot holds `(cell + 1) << 16 | count`, zero when empty. A cell's home slot is chosen by its
 /// group of four neighbouring cells, so the cells a vote reads around itself (`read(from:into:)`)
-/// usually share a cache line. The table doubles when half full. Once at `maximumSlots` and three
+/// usually share a cache line. The table doubles when three quarters full (at half full, a
+/// session's table was often twice the size its cells need, the largest part of the daemon's
+/// listening peak: docs/BENCHMARKS.md, "Catalog scale"). Once at `maximumSlots` and three
 /// quarters full, it forgets the cells that hold a single vote: in a big catalog nearly every vote
 /// of a query lands in a cell of its own (chance alignments), while an alignment that is really
 /// there gathers several in the same cells, which are kept and go on counting. A forgotten cell that
@@ -227,11 +229,11 @@ final class SparseCounters {
             slots[i] = counted
             return Int(truncatingIfNeeded: counted & Self.countMask)
         }
-        if occupied >= capacity / 2 {
+        if occupied >= capacity / 4 * 3 {
             if capacity < maximumSlots {
                 grow()
                 i = slot(of: cell)
-            } else if occupied >= capacity / 4 * 3 {
+            } else {
                 if !refusing { forgetSingleVotes() }
                 guard !refusing else {
                     dropped += 1
@@ -246,7 +248,7 @@ final class SparseCounters {
         return 1
     }
 
-    /// Doubles the table. Its occupied slots (half of it) are gathered first and the old table freed
+    /// Doubles the table. Its occupied slots (three quarters of it) are gathered first and the old table freed
     /// before the new one is made: with both tables live at once, the last growth (1 to 2 MiB) was
     /// a session's memory peak against a catalog of a few hours (3 MiB; now 2.5). They go back in
     /// slot order, as before, so the new table is laid out the same.
