@@ -20,6 +20,9 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
     /// The catalog file the session matched against was rewritten in place while it listened
     /// (not a device fault): what was read from it may be another file's bytes.
     case catalogRewritten(path: String)
+    /// The catalog's content check, which a match waits for, did not pass (its bytes do not match
+    /// its hash, or the file could not be read): `reason` says which and what to do.
+    case catalogCheckFailed(reason: String)
 
     /// A short machine-readable name, for the protocol and JSON.
     public var code: String {
@@ -33,6 +36,7 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
         case .audioGap: return "audioGap"
         case .other: return "captureError"
         case .catalogRewritten: return "catalogChanged"
+        case .catalogCheckFailed: return "catalogCheckFailed"
         }
     }
 
@@ -65,6 +69,8 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
         case let .catalogRewritten(path):
             return
                 "catalog \(path) was rewritten in place during the session, so its answer cannot be trusted; replace catalog files rather than rewriting them (`soundtrace catalog build --out \(path)` or `install -m 0644 FILE \(path)`; soundtraced then needs `systemctl reload soundtraced`) and listen again"
+        case let .catalogCheckFailed(reason):
+            return "\(reason); the session heard a candidate but names nothing from a catalog that failed its check"
         }
     }
 }

@@ -21,8 +21,9 @@ extension Appliance {
 
     /// The background check found that `catalog`'s content does not match its hash: if it is still
     /// the one served, it is served no more, as if it had failed to load (`status` shows why,
-    /// `listen` is refused with the reason). A session in flight finishes on it (its recognizer
-    /// holds it; a damaged catalog can mislead a match but not crash one).
+    /// `listen` is refused with the reason). A session in flight fails at its next snapshot with
+    /// `catalogCheckFailed` (its recognizer asks the catalog: `FingerprintRecognizer`), never
+    /// naming a match from it.
     func catalogContentFailed(_ catalog: Catalog, _ error: CatalogError) {
         state.withLock { $0.catalogContentFailed(catalog, error) }
     }

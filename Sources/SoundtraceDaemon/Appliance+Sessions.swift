@@ -155,10 +155,15 @@ extension ApplianceState {
             DaemonLog.info("session \(session.id) canceled\(shuttingDown ? ": soundtraced is stopping" : "")")
             showIndicator(.canceled, detail: "session \(session.id)")
         case let .failed(fault):
-            if case .catalogRewritten = fault {
+            switch fault {
+            case .catalogRewritten:
                 // Not the device's fault: the catalog it matched against is the one to retire.
                 retireCatalogIfRewritten()
-            } else {
+            case .catalogCheckFailed:
+                // Not the device's either: the content check the session waited for retires the
+                // catalog itself (`CatalogContentCheck`), as it would have without a session.
+                break
+            default:
                 deviceHealth = .failed(fault)
             }
             DaemonLog.warning("session \(session.id) failed: \(fault)")

@@ -1,11 +1,21 @@
 /// The checks a catalog loaded with `CatalogFile.Check.structure` left for later, and giving back
 /// the pages of its file that queries touched.
 extension Catalog {
-    /// Checks the whole content against the stored SHA-256, reading the file in chunks rather than
-    /// through the mapping, so that its pages do not stay counted in the process's memory (and
-    /// telling the kernel it may drop each chunk from its cache once hashed). A catalog decoded
-    /// from memory was checked in full when decoded.
+    /// Checks the whole content against the stored SHA-256, once: a catalog loaded in full, or
+    /// found sound before, answers at once, a mismatch found before throws again, and a check that
+    /// another thread is running is waited for (`ContentVerification`). A match must not be named
+    /// from a catalog whose check has not passed; this is how a session asks.
     public func verifyContent() throws(CatalogError) {
+        try verification.confirm { () throws(CatalogError) in try hashContent() }
+    }
+
+    /// Whether the content is known to match its hash: nil until a check has ended.
+    public var contentKnownSound: Bool? { verification.known }
+
+    /// Hashes the file, reading it in chunks rather than through the mapping, so that its pages do
+    /// not stay counted in the process's memory (and telling the kernel it may drop each chunk
+    /// from its cache once hashed). A catalog decoded from memory was checked when decoded.
+    private func hashContent() throws(CatalogError) {
         guard let file = content.file else { return }
         let digest: [UInt8]
         do {

@@ -17,6 +17,8 @@ public final class Catalog: Sendable {
     let levelStart: [Int]
     /// What the content hash covers, for `verifyContent()`.
     let content: Content
+    /// Whether the content was found to match its hash (at load, or by `verifyContent()` since).
+    let verification: ContentVerification
 
     /// The bytes the stored content hash covers, and where they are.
     struct Content: Sendable {
@@ -30,7 +32,7 @@ public final class Catalog: Sendable {
 
     init(
         parameters: EngineParameters, manifest: CatalogManifest, references: [CatalogReference], index: CatalogIndex,
-        signatures: StoredWords<UInt16>, levels: StoredWords<UInt32>, content: Content
+        signatures: StoredWords<UInt16>, levels: StoredWords<UInt32>, content: Content, contentChecked: Bool
     ) {
         self.parameters = parameters
         self.manifest = manifest
@@ -51,6 +53,7 @@ public final class Catalog: Sendable {
             return levelPosition
         }
         self.content = content
+        verification = ContentVerification(checked: contentChecked)
     }
 
     /// Whether the catalog's file was rewritten in place after loading (see `CatalogFile.load`):

@@ -217,7 +217,8 @@ public enum CatalogFile {
         return Catalog(
             parameters: parameters, manifest: manifest, references: references, index: index,
             signatures: StoredWords(signatures, owner: owner), levels: StoredWords(levels, owner: owner),
-            content: Catalog.Content(path: path, length: layout.contentEnd, digest: storedDigest, file: owner as? FileMapping))
+            content: Catalog.Content(path: path, length: layout.contentEnd, digest: storedDigest, file: owner as? FileMapping),
+            contentChecked: check == .full)
     }
 
     private static func checkParameters(_ body: [UInt8], path: String, parameters: EngineParameters) throws(CatalogError) {

@@ -72,18 +72,23 @@ public final class FingerprintRecognizer: Recognizer {
             offsetMilliseconds: verdict.offsetFrames * p.hopSize * 1000 / p.sampleRate,
             score: verdict.score, runnerUpScore: verdict.runnerUpScore, peaks: verdict.queryPeaks,
             heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate,
-            confirmedTwice: confirmedTwice, waitsForWindow: verdict.isDeepInNoise(p), fault: catalogFault())
+            confirmedTwice: confirmedTwice, waitsForWindow: verdict.isDeepInNoise(p),
+            fault: catalogFault(namingAMatch: verdict.isMatch))
     }
 
-    /// The session's fault when the catalog file was rewritten in place since it was loaded: the
-    /// index, signatures and levels behind this verdict were read from it (one fstat a snapshot).
-    private func catalogFault() -> CaptureFault? {
+    /// The session's fault when the catalog cannot be trusted: its file was rewritten in place
+    /// since it was loaded (one fstat a snapshot), or its content check failed. A match is named
+    /// only from a catalog whose content check passed: soundtraced serves a catalog before its
+    /// background check ends (start-up reads its structure only), so a snapshot that would name
+    /// one waits for that check, or runs it, once (`Catalog.verifyContent`).
+    private func catalogFault(namingAMatch: Bool) -> CaptureFault? {
         do {
             try catalog.checkUnchangedSinceLoading()
+            if namingAMatch || catalog.contentKnownSound == false { try catalog.verifyContent() }
             return nil
         } catch {
             if case let .rewrittenInPlace(path) = error { return .catalogRewritten(path: path) }
-            return nil
+            return .catalogCheckFailed(reason: error.description)
         }
     }
 

@@ -29,12 +29,19 @@ struct LiveMatchCommand {
         console.endProgress()
         signalSource?.cancel()
         if installInterruptHandler { signal(SIGINT, SIG_DFL) }
+        // The catalog's content was checked while listening (`loadCatalogForMatching`); a match
+        // waited for it already, any other outcome waits here: nothing is printed before it passed.
+        // A session the catalog failed says so itself.
+        switch ended.state {
+        case .failed(.catalogRewritten), .failed(.catalogCheckFailed): break
+        default: if catalogContentFails(catalog, command: "match", console: console) { return .inputError }
+        }
         console.print(json ? Self.json(ended, device: source.device) : Self.text(ended, device: source.device))
         switch ended.state {
         case .matched, .noMatch: return .success
         case .canceled: return .canceled
         // The catalog, not the device: exit 3, "the catalog or a file could not be used".
-        case .failed(.catalogRewritten): return .inputError
+        case .failed(.catalogRewritten), .failed(.catalogCheckFailed): return .inputError
         case .failed, .listening: return .deviceFailed
         }
     }

@@ -68,7 +68,9 @@ struct MatchCommand {
         guard !parsed.positional.isEmpty else {
             return commandUsage.refuse("name at least one WAV file to match")
         }
-        guard let catalog = loadCatalog(parsed.value("--catalog"), command: "match", console: console) else { return .inputError }
+        guard let catalog = loadCatalogForMatching(parsed.value("--catalog"), command: "match", console: console) else {
+            return .inputError
+        }
         let json = parsed.flag("--json")
         let explain = parsed.flag("--explain")
         guard !explain || json else {
@@ -76,28 +78,39 @@ struct MatchCommand {
         }
         if parsed.positional.count > 1 { Self.keepHeapBetweenFiles() }
         var status = ExitCode.success
+        var contentChecked = false
         for file in parsed.positional {
+            let line: String
+            var failed = false
             do {
                 let audio = try RecordingLoader.loadQuery(path: file, parameters: catalog.parameters)
                 let verdict = try FileMatching.match(audio, catalog: catalog)
                 let cut = audio.samples.count > catalog.parameters.maxQuerySeconds * catalog.parameters.sampleRate
-                console.print(
+                line =
                     json
-                        ? Self.json(file: file, verdict: verdict, catalog: catalog, explain: explain)
-                        : Self.text(file: file, verdict: verdict, catalog: catalog)
-                            + (cut ? " — only its first \(catalog.parameters.maxQuerySeconds) s were analysed" : ""))
+                    ? Self.json(file: file, verdict: verdict, catalog: catalog, explain: explain)
+                    : Self.text(file: file, verdict: verdict, catalog: catalog)
+                        + (cut ? " — only its first \(catalog.parameters.maxQuerySeconds) s were analysed" : "")
             } catch {
+                failed = true
+                line =
+                    json
+                    ? Text.jsonObject([
+                        ("file", Text.json(file)), ("outcome", Text.json("failed")),
+                        ("referenceId", "null"), ("title", "null"), ("creator", "null"),
+                        ("offsetSeconds", "null"), ("score", "0"), ("error", Text.json("\(error)"))
+                    ]) : "soundtrace match: \(error)"
+            }
+            // The catalog's content check ran beside the first file: nothing is printed before it passed.
+            if !contentChecked {
+                if catalogContentFails(catalog, command: "match", console: console) { return .inputError }
+                contentChecked = true
+            }
+            if failed {
                 status = .inputError
-                if json {
-                    console.print(
-                        Text.jsonObject([
-                            ("file", Text.json(file)), ("outcome", Text.json("failed")),
-                            ("referenceId", "null"), ("title", "null"), ("creator", "null"),
-                            ("offsetSeconds", "null"), ("score", "0"), ("error", Text.json("\(error)"))
-                        ]))
-                } else {
-                    console.error("soundtrace match: \(error)")
-                }
+                if json { console.print(line) } else { console.error(line) }
+            } else {
+                console.print(line)
             }
         }
         return status
@@ -119,7 +132,9 @@ struct MatchCommand {
         case let .failure(problem):
             return commandUsage.refuse(problem.message)
         }
-        guard let catalog = loadCatalog(parsed.value("--catalog"), command: "match", console: console) else { return .inputError }
+        guard let catalog = loadCatalogForMatching(parsed.value("--catalog"), command: "match", console: console) else {
+            return .inputError
+        }
         return LiveMatchCommand(console: console).run(
             source: ALSAAudioSource(device: device), catalog: catalog,
             settings: settings, json: parsed.flag("--json"))

@@ -187,6 +187,55 @@ import Testing
         #expect(appliance.state.withLock { $0.engine.listeningToken } == nil)
     }
 
+    /// soundtraced serves a catalog before its background content check ends (start-up reads its
+    /// structure only). A session about to name a match from it waits for that check, or runs it.
+    /// From a catalog whose bulk is damaged in a place this match does not read (the last
+    /// recording's levels), it names nothing, says why, writes no history and does not blame the
+    /// microphone; from a sound one, it names the match as always.
+    @Test func aMatchIsNamedOnlyOnceTheCatalogPassedItsContentCheck() throws {
+        for damaged in [true, false] {
+            let path = scratch.path + "/unchecked-\(damaged).catalog"
+            var bytes = try FileBytes.read(path: Self.root + "/catalog/soundtrace.catalog", limit: 1 << 30)
+            if damaged { bytes[bytes.count - 2000] ^= 0x40 }
+            try FileBytes.writeAtomically(bytes, to: path)
+            let catalog = try CatalogFile.load(path: path, check: .structure)
+            #expect(catalog.contentKnownSound == nil)
+            let reference = catalog.references[2].audio
+            let recording = try RecordingLoader.load(path: Self.root + "/catalog/" + reference.sourceFile).audio
+            let microphone = ScriptedMicrophone(samples: TestAudio.excerpt(recording, from: 20 * 8000, count: 12 * 8000).samples)
+            let store = try temporaryStore()
+            let indicator = RecordingIndicator()
+            let launch = ManualCaptureLaunch()
+            let appliance = makeAppliance(
+                microphone, store: store, indicator: indicator, launch: launch,
+                catalog: CatalogSlot(path: path, catalog: catalog, problem: nil))
+            appliance.buttonPressed()
+            try launch.runNext()
+            let ended = appliance.state.withLock { $0.lastFinished?.session.state }
+            let status = appliance.state.withLock { $0.statusPairs() }
+            if damaged {
+                guard case let .failed(.catalogCheckFailed(reason))? = ended else {
+                    Issue.record("a damaged catalog's match was not refused: \(String(describing: ended))")
+                    continue
+                }
+                #expect(reason.contains("does not match its SHA-256"), "\(reason)")
+                #expect(catalog.contentKnownSound == false)
+                #expect(try store.events().isEmpty)
+                #expect(indicator.states == [.listening, .failure])
+                #expect(status.contains { $0.0 == "last_message" && $0.1.contains("names nothing") }, "\(status)")
+                #expect(!status.contains { $0 == ("device_health", "failed") }, "the microphone was not at fault")
+            } else {
+                guard case let .matched(result)? = ended else {
+                    Issue.record("a sound catalog's match was not named: \(String(describing: ended))")
+                    continue
+                }
+                #expect(result.reference.id == reference.id)
+                #expect(catalog.contentKnownSound == true, "the session ran the check")
+                #expect(try store.events().count == 1)
+            }
+        }
+    }
+
     @Test func theButtonCancelsWhileListeningAndTheDeviceIsClosed() throws {
         let microphone = ScriptedMicrophone(samples: [])
         let indicator = RecordingIndicator()

@@ -62,7 +62,9 @@ import Testing
             let loaded = try CatalogFile.load(path: path, check: .structure)
             #expect(loaded.references == built.references)
             #expect(loaded.manifest.hash == built.manifest.hash, "the stored hash, not yet checked")
+            #expect(loaded.contentKnownSound == nil)
             #expect(throws: CatalogError.contentHashMismatch(path: path), "\(name)") { try loaded.verifyContent() }
+            #expect(loaded.contentKnownSound == false)
             #expect(throws: CatalogError.contentHashMismatch(path: path), "\(name)") { try CatalogFile.load(path: path) }
         }
         // The undamaged file passes both, and the structure check does not change what loads.
@@ -70,6 +72,8 @@ import Testing
         defer { unlink(path) }
         let loaded = try CatalogFile.load(path: path, check: .structure)
         try loaded.verifyContent()
+        #expect(loaded.contentKnownSound == true)
+        #expect(try CatalogFile.load(path: path).contentKnownSound == true, "checked in full as it loaded")
         #expect(loaded.index == built.index && loaded.signatures == built.signatures && loaded.levels == built.levels)
         loaded.releaseResidentPages()
         #expect(loaded.index == built.index, "pages given back are read again")

@@ -202,6 +202,32 @@ import Testing
         }
     }
 
+    /// `match` hashes the catalog on a second thread while it matches the first file, and prints
+    /// nothing before that check passed: from a catalog whose bulk is damaged where this match does
+    /// not read (the last recording's levels), no verdict, text or JSON, only the load's error
+    /// and exit 3, as when it hashed before matching.
+    @Test func aMatchIsNotPrintedFromACatalogThatFailsItsContentCheck() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.catalogPath))
+        bytes[bytes.count - 2000] ^= 0x40
+        let damaged = dir + "/damaged.catalog"
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let inside = Self.root + "/catalog/" + Self.catalog.references[2].audio.sourceFile
+        for json in [false, true] {
+            let run = CLIRun(["match", "--catalog", damaged] + (json ? ["--json"] : []) + [inside, inside])
+            #expect(run.status == .inputError)
+            #expect(run.out.isEmpty, "\(run.out)")
+            let corrupt = "is corrupt: its content does not match its SHA-256; copy it again or rebuild it with: soundtrace catalog build"
+            #expect(run.err == "soundtrace match: catalog \(damaged) \(corrupt)\n", "\(run.err)")
+        }
+        // The same file undamaged: the match is printed.
+        let sound = dir + "/sound.catalog"
+        try Data(contentsOf: URL(fileURLWithPath: Self.catalogPath)).write(to: URL(fileURLWithPath: sound))
+        let run = CLIRun(["match", "--catalog", sound, inside])
+        #expect(run.status == .success && run.out.contains(": match \(Self.catalog.references[2].audio.id)"), "\(run.out)")
+    }
+
     @Test func listAndShowBrowseTheCatalog() {
         let list = CLIRun(["catalog", "list", "--catalog", Self.catalogPath])
         #expect(list.status == .success)
