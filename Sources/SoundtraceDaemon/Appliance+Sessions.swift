@@ -33,7 +33,7 @@ extension ApplianceState {
         guard !shuttingDown else { return refusedShutdown() }
         // Callers defer a start while the previous device closes (`mustDeferStart`).
         if let closing = captureToken { return refusedBusy(closing) }
-        // The catalog's index is read from its mapped file: one fstat tells whether it was rewritten.
+        // The catalog's index is read from its mapped file: an fstat and its stated hash tell whether it was rewritten.
         retireCatalogIfRewritten()
         guard let catalog = catalogSlot.catalog else {
             return .failure(ProtocolError(.unavailable, command: "listen", "no usable catalog: \(catalogSlot.problem ?? "none loaded")"))

@@ -26,6 +26,8 @@ public final class Catalog: Sendable {
         /// Bytes from the start of the file.
         let length: Int
         let digest: [UInt8]
+        /// Where the file states `digest` (the content hash section's body).
+        let digestOffset: Int
         /// The mapped file, for a catalog loaded from a file.
         let file: FileMapping?
     }
@@ -58,11 +60,20 @@ public final class Catalog: Sendable {
 
     /// Whether the catalog's file was rewritten in place after loading (see `CatalogFile.load`):
     /// its index then no longer says what was validated, and the catalog must not be used.
-    public var fileChangedSinceLoading: Bool { content.file?.changedSinceMapping ?? false }
+    public var fileChangedSinceLoading: Bool {
+        guard let file = content.file else { return false }
+        if file.changedSinceMapping { return true }
+        // Rewritten with the same size and modification time (`cp -p` of another catalog of the
+        // same length, or a copy within one clock tick): the file then states another content hash
+        // where this one's was. Reading it through the mapping sees the file's bytes as they are now.
+        let stated = content.digestOffset..<(content.digestOffset + content.digest.count)
+        guard stated.upperBound <= file.bytes.count else { return true }
+        return !file.bytes[stated].elementsEqual(content.digest)
+    }
 
     /// Throws when the file was rewritten in place since loading: what was read from it since may
     /// be another file's bytes, or zeros past a truncation, so nothing decided on it can be
-    /// trusted. One fstat.
+    /// trusted. One fstat and 32 bytes read.
     public func checkUnchangedSinceLoading() throws(CatalogError) {
         if fileChangedSinceLoading { throw .rewrittenInPlace(path: content.path) }
     }

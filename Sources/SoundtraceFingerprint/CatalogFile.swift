@@ -217,7 +217,9 @@ public enum CatalogFile {
         return Catalog(
             parameters: parameters, manifest: manifest, references: references, index: index,
             signatures: StoredWords(signatures, owner: owner), levels: StoredWords(levels, owner: owner),
-            content: Catalog.Content(path: path, length: layout.contentEnd, digest: storedDigest, file: owner as? FileMapping),
+            content: Catalog.Content(
+                path: path, length: layout.contentEnd, digest: storedDigest, digestOffset: layout.body(.contentHash).lowerBound,
+                file: owner as? FileMapping),
             contentChecked: check == .full)
     }
 

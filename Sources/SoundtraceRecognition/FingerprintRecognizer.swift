@@ -77,7 +77,7 @@ public final class FingerprintRecognizer: Recognizer {
     }
 
     /// The session's fault when the catalog cannot be trusted: its file was rewritten in place
-    /// since it was loaded (one fstat a snapshot), or its content check failed. A match is named
+    /// since it was loaded (an fstat and 32 bytes a snapshot), or its content check failed. A match is named
     /// only from a catalog whose content check passed: soundtraced serves a catalog before its
     /// background check ends (start-up reads its structure only), so a snapshot that would name
     /// one waits for that check, or runs it, once (`Catalog.verifyContent`).

@@ -78,6 +78,39 @@ import Testing
         #expect(throws: CatalogError.rewrittenInPlace(path: path)) { try catalog.checkUnchangedSinceLoading() }
     }
 
+    /// `cp -p` of another catalog of the same length keeps the size and sets the modification time
+    /// back to the source's: if that equals the old file's, only the bytes tell. The file then states
+    /// another content hash than the one loaded, which each check reads through the mapping.
+    @Test func aCatalogRewrittenWithTheSameSizeAndTimeIsStillSeen() throws {
+        let (path, catalog, bytes) = try loadedCopy("same-size-and-time.catalog")
+        var before = stat()
+        try #require(stat(path, &before) == 0)
+        try catalog.checkUnchangedSinceLoading()
+        // Another catalog: the same length, another stated hash (and so other content).
+        var other = bytes
+        for i in (other.count - 32)..<other.count { other[i] ^= 0x5A }
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        let written = other.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        var times = [before.st_atim, before.st_mtim]
+        let restored = futimens(fd, &times)
+        close(fd)
+        try #require(written == bytes.count && restored == 0)
+        var after = stat()
+        try #require(stat(path, &after) == 0)
+        try #require(after.st_size == before.st_size && after.st_mtim.tv_sec == before.st_mtim.tv_sec)
+        try #require(after.st_mtim.tv_nsec == before.st_mtim.tv_nsec, "size and modification time as loaded")
+        #expect(throws: CatalogError.rewrittenInPlace(path: path)) { try catalog.checkUnchangedSinceLoading() }
+        // Written back as it was, with its times: the loaded file again, nothing to refuse.
+        let back = open(path, O_WRONLY)
+        try #require(back >= 0)
+        let rewritten = bytes.withUnsafeBytes { pwrite(back, $0.baseAddress, $0.count, 0) }
+        let timesBack = futimens(back, &times)
+        close(back)
+        try #require(rewritten == bytes.count && timesBack == 0)
+        #expect(!catalog.fileChangedSinceLoading)
+    }
+
     @Test func aCatalogScrambledInPlaceNeverTrapsALookup() throws {
         let (path, catalog, bytes) = try loadedCopy("scrambled.catalog")
         let samples = try excerpt(catalog)
