@@ -70,7 +70,8 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
             return
                 "catalog \(path) was rewritten in place during the session, so its answer cannot be trusted; replace catalog files rather than rewriting them (`soundtrace catalog build --out \(path)` or `install -m 0644 FILE \(path)`; soundtraced then needs `systemctl reload soundtraced`) and listen again"
         case let .catalogCheckFailed(reason):
-            return "\(reason); the session heard a candidate but names nothing from a catalog that failed its check"
+            return
+                "\(reason); the session names nothing from a catalog that failed its check; listen again once the file is replaced (soundtraced then needs `systemctl reload soundtraced`)"
         }
     }
 }

@@ -261,5 +261,9 @@ final class ScriptedRecognizer: Recognizer {
         #expect(CaptureFault.permissionDenied(device: "hw:0").description.contains("'audio' group"))
         #expect(CaptureFault.busy(device: "hw:0").description.contains("in use by another program"))
         #expect(CaptureFault.disconnected(device: "hw:0").code == "deviceDisconnected")
+        let unchecked = CaptureFault.catalogCheckFailed(reason: "catalog /c is corrupt: its content does not match its SHA-256")
+        #expect(unchecked.code == "catalogCheckFailed")
+        #expect(unchecked.description.hasPrefix("catalog /c is corrupt"))
+        #expect(unchecked.description.contains("listen again once the file is replaced"))
     }
 }
