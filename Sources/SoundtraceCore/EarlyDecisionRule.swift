@@ -30,7 +30,7 @@ public struct EarlyDecisionRule: Sendable, Equatable {
     /// True when the latest snapshots (oldest first) justify stopping now.
     public func isConfident(_ history: [RecognizerSnapshot]) -> Bool {
         guard stableSnapshots >= 1, history.count >= stableSnapshots, let last = history.last,
-            let reference = last.reference?.id, !last.waitsForWindow
+            let reference = last.reference?.id, !last.waitsForWindow, !last.awaitsCatalogCheck
         else { return false }
         // The recognizer's second, independent evidence, already required to be stable over time.
         if last.isMatch && last.confirmedTwice && last.heardMilliseconds >= minHeardMilliseconds { return true }

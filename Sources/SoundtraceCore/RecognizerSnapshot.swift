@@ -21,6 +21,11 @@ public struct RecognizerSnapshot: Sendable, Equatable {
     /// A match that only the whole listening window may decide: heard so deep in noise that more
     /// audio can still show it to be another recording that shares a part with this one.
     public let waitsForWindow: Bool
+    /// A match from a catalog whose content check (its SHA-256, which soundtraced hashes in the
+    /// background after loading) is still under way: not named until the check has passed, while
+    /// listening goes on. Waiting out a long check instead would leave the device unread, and the
+    /// overrun would fail the session as an audio gap.
+    public let awaitsCatalogCheck: Bool
     /// Why no answer from this session can be trusted (the catalog changed under the recognizer):
     /// the session fails with it, whatever the rest says.
     public let fault: CaptureFault?
@@ -28,9 +33,10 @@ public struct RecognizerSnapshot: Sendable, Equatable {
     public init(
         isMatch: Bool, reference: ReferenceSummary?, offsetMilliseconds: Int, score: Int, runnerUpScore: Int,
         peaks: Int, heardMilliseconds: Int, confirmedTwice: Bool = false, waitsForWindow: Bool = false,
-        fault: CaptureFault? = nil
+        awaitsCatalogCheck: Bool = false, fault: CaptureFault? = nil
     ) {
         self.fault = fault
+        self.awaitsCatalogCheck = awaitsCatalogCheck
         self.confirmedTwice = confirmedTwice
         self.waitsForWindow = waitsForWindow
         self.isMatch = isMatch

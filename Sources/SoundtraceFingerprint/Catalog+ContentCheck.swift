@@ -4,9 +4,18 @@ extension Catalog {
     /// Checks the whole content against the stored SHA-256, once: a catalog loaded in full, or
     /// found sound before, answers at once, a mismatch found before throws again, and a check that
     /// another thread is running is waited for (`ContentVerification`). A match must not be named
-    /// from a catalog whose check has not passed; this is how a session asks.
+    /// from a catalog whose check has not passed; this is how a session's final verdict asks
+    /// (while it listens, `contentKnownSound`).
     public func verifyContent() throws(CatalogError) {
         try verification.confirm { () throws(CatalogError) in try hashContent() }
+    }
+
+    /// For a session still listening: true when the content passed its check, its error when it
+    /// failed, and false when the check has not ended after waiting at most `milliseconds` for the
+    /// thread running it (or when none is). Never hashes on this thread, so that a session reading
+    /// its device does not stop for longer than that.
+    public func contentVerified(waitingAtMost milliseconds: Int) throws(CatalogError) -> Bool {
+        try verification.confirmedWithin(milliseconds: milliseconds)
     }
 
     /// Whether the content is known to match its hash: nil until a check has ended.

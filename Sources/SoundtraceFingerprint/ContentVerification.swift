@@ -5,7 +5,8 @@ import Glibc
 /// used at once, so that start-up does not grow with its size; but its bulk is unchecked until
 /// someone hashes it, and damaged bytes could confirm a candidate they should not. So the answer
 /// is computed once, by the first thread that asks for it (the daemon's background check, or a
-/// session about to name a match), while any other asking meanwhile waits for that one's answer.
+/// session's final verdict on a match), while any other asking meanwhile waits for that one's
+/// answer. A session still listening asks only `known`, so that it never stops reading its device.
 final class ContentVerification: @unchecked Sendable {
     // @unchecked: `state` is read and written only while `mutex` is held.
     private enum State {
@@ -23,7 +24,12 @@ final class ContentVerification: @unchecked Sendable {
     init(checked: Bool) {
         state = checked ? .sound : .unchecked
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(settled, nil)
+        // Timed waits count on the monotonic clock: a wall clock set meanwhile must not stretch them.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(settled, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -48,18 +54,49 @@ final class ContentVerification: @unchecked Sendable {
     /// Returns when the content is sound and throws its error when it is not: runs `check` on
     /// this thread if nobody has yet, or waits for the thread that is running it.
     func confirm(by check: () throws(CatalogError) -> Void) throws(CatalogError) {
+        _ = try settle(mayRun: true, check, waitingUntil: nil)
+    }
+
+    /// For a thread that must not stop for long (a session reading its device): true when the
+    /// content is sound, the error when it is not, and false when a check another thread runs has
+    /// not ended within `milliseconds`, or nobody is checking. Never runs the check itself.
+    func confirmedWithin(milliseconds: Int) throws(CatalogError) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let nanoseconds = Int(deadline.tv_nsec) + milliseconds * 1_000_000
+        deadline.tv_sec += nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        return try settle(mayRun: false, {}, waitingUntil: deadline)
+    }
+
+    /// Without `mayRun`, only waits for another thread's check, until `deadline`: false when it
+    /// had not ended by then, or when nobody is checking.
+    private func settle(
+        mayRun: Bool, _ check: () throws(CatalogError) -> Void, waitingUntil deadline: timespec?
+    ) throws(CatalogError) -> Bool {
         pthread_mutex_lock(mutex)
         while true {
             switch state {
             case .sound:
                 pthread_mutex_unlock(mutex)
-                return
+                return true
             case let .damaged(error):
                 pthread_mutex_unlock(mutex)
                 throw error
             case .checking:
-                pthread_cond_wait(settled, mutex)
+                guard var deadline else {
+                    pthread_cond_wait(settled, mutex)
+                    continue
+                }
+                if pthread_cond_timedwait(settled, mutex, &deadline) == ETIMEDOUT, case .checking = state {
+                    pthread_mutex_unlock(mutex)
+                    return false
+                }
             case .unchecked:
+                guard mayRun else {
+                    pthread_mutex_unlock(mutex)
+                    return false
+                }
                 state = .checking
                 pthread_mutex_unlock(mutex)
                 var failure: CatalogError? = nil
@@ -74,7 +111,7 @@ final class ContentVerification: @unchecked Sendable {
                 pthread_cond_broadcast(settled)
                 pthread_mutex_unlock(mutex)
                 if let failure { throw failure }
-                return
+                return true
             }
         }
     }

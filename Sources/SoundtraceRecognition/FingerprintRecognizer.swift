@@ -67,30 +67,49 @@ public final class FingerprintRecognizer: Recognizer {
                 id: audio.id, title: audio.title, creator: audio.creator, license: audio.license,
                 sourceFile: audio.sourceFile)
         }
+        let trust = catalogTrust(namingAMatch: verdict.isMatch, final: final)
         return RecognizerSnapshot(
             isMatch: verdict.isMatch, reference: reference,
             offsetMilliseconds: verdict.offsetFrames * p.hopSize * 1000 / p.sampleRate,
             score: verdict.score, runnerUpScore: verdict.runnerUpScore, peaks: verdict.queryPeaks,
             heardMilliseconds: verdict.framesHeard * p.hopSize * 1000 / p.sampleRate,
             confirmedTwice: confirmedTwice, waitsForWindow: verdict.isDeepInNoise(p),
-            fault: catalogFault(namingAMatch: verdict.isMatch))
+            awaitsCatalogCheck: trust.awaitsCheck, fault: trust.fault)
     }
 
-    /// The session's fault when the catalog cannot be trusted: its file was rewritten in place
-    /// since it was loaded (an fstat and 32 bytes a snapshot), or its content check failed. A match is named
-    /// only from a catalog whose content check passed: soundtraced serves a catalog before its
-    /// background check ends (start-up reads its structure only), so a snapshot that would name
-    /// one waits for that check, or runs it, once (`Catalog.verifyContent`).
-    private func catalogFault(namingAMatch: Bool) -> CaptureFault? {
+    /// Whether the catalog can be trusted: a fault when its file was rewritten in place since it
+    /// was loaded (an fstat and 32 bytes a snapshot) or its content check failed. A match is named
+    /// only from a catalog whose content check passed, and soundtraced serves a catalog before its
+    /// background check ends (start-up reads its structure only). While that check runs, a match
+    /// heard before the window's end waits for it briefly, then awaits it while listening goes
+    /// on; the final verdict waits for the check, or runs it if nobody is (`Catalog.verifyContent`).
+    private func catalogTrust(namingAMatch: Bool, final: Bool) -> (fault: CaptureFault?, awaitsCheck: Bool) {
         do {
             try catalog.checkUnchangedSinceLoading()
-            if namingAMatch || catalog.contentKnownSound == false { try catalog.verifyContent() }
-            return nil
+            switch catalog.contentKnownSound {
+            case true?:
+                return (nil, false)
+            case false?:
+                try catalog.verifyContent()  // throws the mismatch it found
+            case nil:
+                guard namingAMatch else { return (nil, false) }
+                guard final else {
+                    return (nil, try !catalog.contentVerified(waitingAtMost: Self.longestCheckWaitWhileListening))
+                }
+                try catalog.verifyContent()
+            }
+            return (nil, false)
         } catch {
-            if case let .rewrittenInPlace(path) = error { return .catalogRewritten(path: path) }
-            return .catalogCheckFailed(reason: error.description)
+            if case let .rewrittenInPlace(path) = error { return (.catalogRewritten(path: path), false) }
+            return (.catalogCheckFailed(reason: error.description), false)
         }
     }
+
+    /// How long a snapshot may wait for a content check that is about to end: a check that ends
+    /// meanwhile (the sample catalog's takes milliseconds) lets the match be named at the same
+    /// snapshot as if the catalog had been checked at load, so a session decides when it would
+    /// have; and the device's buffer (384 ms) holds what it captures meanwhile.
+    static let longestCheckWaitWhileListening = 100
 
     /// Everything behind the verdict on what was heard so far (see `QueryExplanation`).
     public func explanation() -> QueryExplanation { matcher.explanation() }

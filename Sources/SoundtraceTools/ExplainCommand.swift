@@ -52,7 +52,9 @@ struct ExplainCommand {
             case let .failure(problem):
                 return commandUsage.refuse(problem.message)
             }
-            guard let catalog = loadCatalog(parsed.value("--catalog"), command: "explain", console: console) else { return .inputError }
+            guard let catalog = loadCatalogForMatching(parsed.value("--catalog"), command: "explain", console: console) else {
+                return .inputError
+            }
             return runLive(
                 source: ALSAAudioSource(device: device), catalog: catalog, settings: settings,
                 svg: parsed.value("--svg"), json: parsed.flag("--json"))
@@ -64,7 +66,9 @@ struct ExplainCommand {
             return commandUsage.refuse("name one WAV file (or --device PCM)")
         }
         let file = parsed.positional[0]
-        guard let catalog = loadCatalog(parsed.value("--catalog"), command: "explain", console: console) else { return .inputError }
+        guard let catalog = loadCatalogForMatching(parsed.value("--catalog"), command: "explain", console: console) else {
+            return .inputError
+        }
         let explanation: QueryExplanation
         do {
             let audio = try RecordingLoader.loadQuery(path: file, parameters: catalog.parameters)
@@ -86,6 +90,8 @@ struct ExplainCommand {
             console.error("soundtrace explain: \(file): \(error)")
             return .inputError
         }
+        // Like `match`'s verdict, the picture is drawn from the catalog only once its content check passed.
+        if catalogContentFails(catalog, command: "explain", console: console) { return .inputError }
         let name = file.split(separator: "/").last.map(String.init) ?? file
         return show(explanation, catalog: catalog, title: name, file: file, svg: parsed.value("--svg"), json: parsed.flag("--json"))
     }
@@ -100,10 +106,13 @@ struct ExplainCommand {
             console.print(json ? LiveMatchCommand.json(ended, device: source.device) : LiveMatchCommand.text(ended, device: source.device))
             return .deviceFailed
         }
-        if case .failed(.catalogRewritten) = ended.state {
-            // What the picture would show was read from another file's bytes.
+        switch ended.state {
+        case .failed(.catalogRewritten), .failed(.catalogCheckFailed):
+            // What the picture would show was read from another file's bytes, or from damaged ones.
             console.error("soundtrace explain: \(LiveMatchCommand.text(ended, device: source.device))")
             return .inputError
+        default:
+            if catalogContentFails(catalog, command: "explain", console: console) { return .inputError }
         }
         if case .failed = ended.state {
             console.error("soundtrace explain: \(LiveMatchCommand.text(ended, device: source.device)); showing what was heard until then")

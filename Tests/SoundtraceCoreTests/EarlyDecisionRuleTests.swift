@@ -46,3 +46,20 @@ import Testing
         #expect(rule.isConfident([deep(heard: 4000), weakMatch(heard: 4250, confirmedTwice: true)]))
     }
 }
+
+extension EarlyDecisionRuleTests {
+    /// A match from a catalog whose content check is still running is not named early, however
+    /// strong; the first look after the check passed decides as before.
+    @Test func aMatchAwaitingTheCatalogCheckNeverStopsASessionEarly() {
+        func awaiting(heard: Int) -> RecognizerSnapshot {
+            RecognizerSnapshot(
+                isMatch: true, reference: song, offsetMilliseconds: 12_000, score: 44, runnerUpScore: 3,
+                peaks: 100, heardMilliseconds: heard, confirmedTwice: true, awaitsCatalogCheck: true)
+        }
+        #expect(!rule.isConfident([awaiting(heard: 4000), awaiting(heard: 4250)]))
+        let checked = RecognizerSnapshot(
+            isMatch: true, reference: song, offsetMilliseconds: 12_000, score: 44, runnerUpScore: 3,
+            peaks: 100, heardMilliseconds: 4500)
+        #expect(rule.isConfident([awaiting(heard: 4250), checked]))
+    }
+}

@@ -66,3 +66,45 @@ import Testing
         #expect(ContentVerification(checked: true).known == true, "a catalog loaded in full was checked as it loaded")
     }
 }
+
+extension ContentVerificationTests {
+    /// A session still listening waits only briefly for a check another thread runs, and never
+    /// hashes the catalog itself: a check that ends within the wait answers it, a longer one does
+    /// not, and with nobody checking it does not wait at all.
+    @Test func aListeningSessionWaitsForAnotherThreadsCheckOnlyBriefly() throws {
+        let idle = ContentVerification(checked: false)
+        #expect(try idle.confirmedWithin(milliseconds: 10_000) == false, "nobody checks: no wait, no check run here")
+        #expect(idle.known == nil)
+
+        // Margins wide enough for a loaded machine: a 20 ms check against a 2 s wait, a 3 s check against a 200 ms one.
+        for (checkMilliseconds, waitMilliseconds) in [(20, 2000), (3000, 200)] {
+            let verification = ContentVerification(checked: false)
+            let running = DispatchSemaphore(value: 0)
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                try? verification.confirm { () throws(CatalogError) in
+                    running.signal()
+                    usleep(UInt32(checkMilliseconds * 1000))
+                }
+                done.signal()
+            }
+            running.wait()
+            let started = DispatchTime.now()
+            let confirmed = try verification.confirmedWithin(milliseconds: waitMilliseconds)
+            let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+            done.wait()
+            if checkMilliseconds < waitMilliseconds {
+                #expect(confirmed, "a check that ended within the wait answers it")
+            } else {
+                #expect(!confirmed && waited >= 190 && waited < 2500, "waited \(waited) ms for a 3 s check")
+                #expect(verification.known == true)
+            }
+        }
+
+        let damaged = ContentVerification(checked: false)
+        #expect(throws: CatalogError.contentHashMismatch(path: "c")) {
+            try damaged.confirm { () throws(CatalogError) in throw .contentHashMismatch(path: "c") }
+        }
+        #expect(throws: CatalogError.contentHashMismatch(path: "c")) { try damaged.confirmedWithin(milliseconds: 0) }
+    }
+}

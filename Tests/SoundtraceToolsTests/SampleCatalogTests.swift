@@ -202,7 +202,7 @@ import Testing
         }
     }
 
-    /// `match` hashes the catalog on a second thread while it matches the first file, and prints
+    /// `match` (and `explain`) hashes the catalog on a second thread while it matches the first file, and prints
     /// nothing before that check passed: from a catalog whose bulk is damaged where this match does
     /// not read (the last recording's levels), no verdict, text or JSON, only the load's error
     /// and exit 3, as when it hashed before matching.
@@ -221,11 +221,20 @@ import Testing
             let corrupt = "is corrupt: its content does not match its SHA-256; copy it again or rebuild it with: soundtrace catalog build"
             #expect(run.err == "soundtrace match: catalog \(damaged) \(corrupt)\n", "\(run.err)")
         }
-        // The same file undamaged: the match is printed.
+        // `explain` checks the same way: no picture and no verdict from the damaged catalog.
+        let picture = dir + "/why.svg"
+        let explained = CLIRun(["explain", "--catalog", damaged, inside, "--svg", picture])
+        #expect(explained.status == .inputError && explained.out.isEmpty, "\(explained.out)")
+        #expect(explained.err.hasPrefix("soundtrace explain: catalog \(damaged) is corrupt"), "\(explained.err)")
+        #expect(!FileManager.default.fileExists(atPath: picture))
+        // The same file undamaged: the match is printed, and explained.
         let sound = dir + "/sound.catalog"
         try Data(contentsOf: URL(fileURLWithPath: Self.catalogPath)).write(to: URL(fileURLWithPath: sound))
         let run = CLIRun(["match", "--catalog", sound, inside])
         #expect(run.status == .success && run.out.contains(": match \(Self.catalog.references[2].audio.id)"), "\(run.out)")
+        let shown = CLIRun(["explain", "--catalog", sound, inside, "--svg", picture])
+        #expect(shown.status == .success && shown.out.contains("picture: \(picture)"), "\(shown.out)")
+        #expect(FileManager.default.fileExists(atPath: picture))
     }
 
     @Test func listAndShowBrowseTheCatalog() {
