@@ -46,6 +46,7 @@ test: setup lint
 	vm/daemon-board.sh
 	vm/soak.sh 50
 	vm/power-cut.sh 20
+	vm/systemd-unit.sh
 	$(MAKE) test-libgpiod2
 
 # Style: the toolchain's swift-format with the repository's .swift-format (4 spaces, 140 columns).
