@@ -5,7 +5,7 @@ extension Catalog {
     /// found sound before, answers at once, a mismatch found before throws again, and a check that
     /// another thread is running is waited for (`ContentVerification`). A match must not be named
     /// from a catalog whose check has not passed; this is how a session's final verdict asks
-    /// (while it listens, `contentKnownSound`).
+    /// (while it listens, `contentVerified(waitingAtMost:)`).
     public func verifyContent() throws(CatalogError) {
         try verification.confirm { () throws(CatalogError) in try hashContent() }
     }

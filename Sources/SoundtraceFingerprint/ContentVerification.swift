@@ -6,7 +6,8 @@ import Glibc
 /// someone hashes it, and damaged bytes could confirm a candidate they should not. So the answer
 /// is computed once, by the first thread that asks for it (the daemon's background check, or a
 /// session's final verdict on a match), while any other asking meanwhile waits for that one's
-/// answer. A session still listening asks only `known`, so that it never stops reading its device.
+/// answer. A session still listening only waits briefly (`confirmedWithin`), never running the
+/// check, so that it never stops reading its device for long.
 final class ContentVerification: @unchecked Sendable {
     // @unchecked: `state` is read and written only while `mutex` is held.
     private enum State {
