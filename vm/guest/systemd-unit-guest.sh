@@ -81,7 +81,12 @@ check state-directory $? "$(stat -c '%n %U %a' /var/lib/soundtrace)"
 # ---------------------------------------------------------------- a session through the loopback at 48 kHz stereo
 soundtrace listen --json >/tmp/listen.json 2>/tmp/listen.err &
 listener=$!
-sleep 1
+# Play once the session has the capture side open (what is played before goes nowhere).
+i=0
+until { [ -r /proc/asound/Loopback/pcm1c/sub0/hw_params ] && ! grep -q closed /proc/asound/Loopback/pcm1c/sub0/hw_params; } || [ $i -ge 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
 aplay -q -D plughw:CARD=Loopback,DEV=0 /payload/excerpt48.wav &
 player=$!
 wait $listener
@@ -96,23 +101,25 @@ check session-matches $? "$(echo "$outcome" | one_line) $(one_line </tmp/listen.
 echo pull-down >"$(board_sim_dir GPIO17)/pull"
 sleep 0.3
 echo pull-up >"$(board_sim_dir GPIO17)/pull"
-sleep 0.5
+i=0
+until [ "$(ask status | field state)" = listening ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
 state=$(ask status | field state)
 # Listening, the L LED blinks once a second (docs/HARDWARE.md): sampled every 0.1 s for 1.5 s, it is seen on and off.
 led=''
 for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do led=$led$(cat "$(board_sim_dir GPIO23)/value"); sleep 0.1; done
 [ "$state" = listening ] && case $led in *1*) case $led in *0*) true ;; *) false ;; esac ;; *) false ;; esac
 check button-starts-listening $? "state $state, listening LED sampled $led"
+# `cancel` is answered once the daemon has ended the session.
 soundtrace cancel >/dev/null 2>&1
-sleep 0.5
 after_cancel=$(ask status)
 [ "$(echo "$after_cancel" | field state)" = idle ] && [ "$(echo "$after_cancel" | field last_outcome)" = canceled ]
 check cancel $? "$(echo "$after_cancel" | grep -E '^(state|last_outcome):' | one_line)"
 
 # ---------------------------------------------------------------- reload, restart, stop
 systemctl reload soundtraced
-sleep 1
-systemctl is-active --quiet soundtraced && journalctl -u soundtraced --no-pager -o cat | grep -qi 'reload'
+i=0
+until journalctl -u soundtraced --no-pager -o cat | grep -q 'catalog reloaded' || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+systemctl is-active --quiet soundtraced && journalctl -u soundtraced --no-pager -o cat | grep -q 'catalog reloaded'
 check reload $? "$(journalctl -u soundtraced --no-pager -o cat | grep -i reload | tail -n 2 | one_line)"
 before=$(soundtrace history 2>&1 | grep -c "$(cat /payload/excerpt.id)")
 systemctl restart soundtraced
