@@ -15,6 +15,9 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
     case stalled(device: String, heardMilliseconds: Int)
     /// A gap in the audio longer than a session may bridge.
     case audioGap(device: String, milliseconds: Int)
+    /// Opening the device did not return in time (an ALSA plugin or sound server that does not
+    /// answer); `milliseconds` since the open began, which may be an earlier session's.
+    case notAnswering(device: String, milliseconds: Int)
     /// Any other error from the audio system, with its own words.
     case other(device: String, detail: String)
     /// The catalog file the session matched against was rewritten in place while it listened
@@ -34,6 +37,7 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedFormat: return "unsupportedFormat"
         case .stalled: return "deviceStalled"
         case .audioGap: return "audioGap"
+        case .notAnswering: return "deviceNotAnswering"
         case .other: return "captureError"
         case .catalogRewritten: return "catalogChanged"
         case .catalogCheckFailed: return "catalogCheckFailed"
@@ -64,6 +68,9 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
         case let .audioGap(device, milliseconds):
             return
                 "capture device '\(device)' lost \(milliseconds) ms of audio (the system was too busy to read it in time, or was suspended); listen again"
+        case let .notAnswering(device, milliseconds):
+            return
+                "capture device '\(device)' has not finished opening after \(milliseconds / 1000).\(milliseconds % 1000 / 100) s (its ALSA plugin or sound server does not answer); check that the sound server runs, or use a 'plughw:' device; soundtraced tries it again once that open returns (`systemctl restart soundtraced` ends the wait)"
         case let .other(device, detail):
             return "capture device '\(device)' failed: \(detail); check the device and listen again"
         case let .catalogRewritten(path):

@@ -34,13 +34,20 @@ extension Appliance {
     }
 
     /// Ends a listening session as canceled, refuses new sessions and returns once the capture
-    /// device is closed (a start deferred until then is refused as the device closes).
+    /// device is closed (a start deferred until then is refused as the device closes), or after
+    /// `longestCaptureCloseOnStopMilliseconds` when a read that does not return holds the capture
+    /// thread: a stop must not wait for systemd to kill the daemon. The session has ended by then,
+    /// so that thread writes nothing more to the history.
     func shutdown() {
         state.withLock { state in
             state.shuttingDown = true
             _ = state.cancelSession()
         }
-        runningCaptures.waitForNone()
+        if !runningCaptures.waitForNone(atMostMilliseconds: environment.longestCaptureCloseOnStopMilliseconds) {
+            DaemonLog.warning(
+                "capture device '\(environment.device)' was not closed within \(ProtocolValues.seconds(environment.longestCaptureCloseOnStopMilliseconds)) s of the stop (a read that does not return); stopping without waiting for it"
+            )
+        }
     }
 
     /// The state in one line, for the log and systemd's status line. A method, not a property: it

@@ -40,13 +40,28 @@ extension ApplianceState {
         }
         let token = SessionToken(nextToken)
         nextToken += 1
+        if let unanswered = unansweredOpen {
+            let waited = environment.clock.monotonicMilliseconds() - unanswered.sinceMonotonic
+            return failedStart(token, fault: .notAnswering(device: unanswered.device, milliseconds: Int(max(0, waited))))
+        }
         let source = environment.makeSource(environment.device)
         let format: CaptureFormat
-        do {
-            format = try source.open(preferredRate: catalog.parameters.sampleRate)
-        } catch {
+        let openBegan = environment.clock.monotonicMilliseconds()
+        let opening = BoundedDeviceOpen.open(
+            source, preferredRate: catalog.parameters.sampleRate, waitingAtMost: environment.longestDeviceOpenMilliseconds,
+            launch: environment.launchOpen,
+            abandonedOpenReturned: { [weak appliance] in appliance?.abandonedOpenReturned(token) })
+        switch opening {
+        case let .opened(granted):
+            format = granted
+        case let .failed(fault):
             source.close()
-            return failedStart(token, fault: error)
+            return failedStart(token, fault: fault)
+        case .stillOpening:
+            // The open's thread keeps the source and closes it when the open returns.
+            unansweredOpen = UnansweredOpen(token: token, device: source.device, sinceMonotonic: openBegan)
+            let waited = environment.clock.monotonicMilliseconds() - openBegan
+            return failedStart(token, fault: .notAnswering(device: source.device, milliseconds: Int(max(0, waited))))
         }
         guard WAVReader.supportedRates.contains(format.sampleRate),
             let recognizer = environment.makeRecognizer(catalog, format.sampleRate)
@@ -114,6 +129,17 @@ extension ApplianceState {
         } catch {
             return .failure(ProtocolError(.busy, command: "listen", "\(error)"))
         }
+    }
+
+    /// The open that did not return in time (`unansweredOpen`) has returned and its thread closed
+    /// the device: the next start opens it anew.
+    mutating func abandonedOpenReturned(_ token: SessionToken) {
+        guard let open = unansweredOpen, open.token == token else { return }
+        unansweredOpen = nil
+        let waited = environment.clock.monotonicMilliseconds() - open.sinceMonotonic
+        DaemonLog.warning(
+            "capture device '\(open.device)' finished the open of session \(token) after \(ProtocolValues.seconds(Int(waited))) s; it was closed again, and the next session opens it anew"
+        )
     }
 
     /// Cancels whatever listens; nil when nothing did.
@@ -278,6 +304,11 @@ extension ApplianceState {
 }
 
 extension Appliance {
+    /// Called on the thread of a device open the appliance stopped waiting for, once it returned.
+    func abandonedOpenReturned(_ token: SessionToken) {
+        state.withLock { $0.abandonedOpenReturned(token) }
+    }
+
     /// Ends a session the capture thread's audio ended: a match is written to the history outside
     /// the lock (a `listen` meanwhile is deferred until this thread has closed the device), then
     /// everything else happens under it.

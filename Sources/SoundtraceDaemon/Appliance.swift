@@ -10,9 +10,10 @@ import SoundtraceStore
 /// session engine (one session, tokens, one result) holds for the button and any number of
 /// clients. The state is a value inside a mutex (`Guarded`): its methods take it `inout`, so the
 /// compiler lets them run only inside `state.withLock`. Entry points never block on I/O other than the
-/// history database and opening the capture device (non-blocking); replies are queued on the
-/// channel. Threads: the protocol server's, one capture thread per session, and the main thread
-/// (signals, console button, timers).
+/// history database and opening the capture device (waited for at most
+/// `longestDeviceOpenMilliseconds`); replies are queued on the channel. Threads: the protocol
+/// server's, one capture thread per session, a short-lived one per device open, and the main
+/// thread (signals, console button, timers).
 final class Appliance: Sendable {
     struct Environment: Sendable {
         var device: String
@@ -31,6 +32,15 @@ final class Appliance: Sendable {
         /// Runs a session's capture loop on a thread of its own; false when none could be started.
         /// Tests pass one that keeps the loop and runs it when they choose (`CaptureLaunch`).
         var launchCapture: @Sendable (@escaping @Sendable () -> Void) -> Bool = CaptureLaunch.onNewThread
+        /// How long a start waits, under the lock, for the device to open (`BoundedDeviceOpen`):
+        /// far above a USB microphone's or a sound server's open, below the CLI's 10 s reply
+        /// timeout and the unit's 30 s watchdog.
+        var longestDeviceOpenMilliseconds = 5_000
+        /// How long a stop waits for the capture thread to close the device: within the unit's
+        /// `TimeoutStopSec` (15 s), so a read that never returns does not end in a kill.
+        var longestCaptureCloseOnStopMilliseconds = 5_000
+        /// Runs a device's open on a thread of its own; false when none could be started.
+        var launchOpen: @Sendable (@escaping @Sendable () -> Void) -> Bool = CaptureLaunch.onNewThread
     }
 
     let environment: Environment

@@ -39,6 +39,9 @@ struct ApplianceState: @unchecked Sendable {
     /// Starts asked for while the previous session's device was still closing, oldest first; they
     /// run when it has closed (`captureClosed`), so no entry point waits for a device.
     var deferredStarts: [DeferredStart] = []
+    /// A device open that did not return within `longestDeviceOpenMilliseconds`, still running on
+    /// its own thread: no start opens the device again until it has returned (and closed it).
+    var unansweredOpen: UnansweredOpen?
     /// The catalog the listening session matches against: a reload meanwhile does not change what
     /// its result records (metadata and catalog hash).
     var sessionCatalog: (token: SessionToken, catalog: Catalog)?
@@ -56,6 +59,12 @@ struct ApplianceState: @unchecked Sendable {
     var tokenThrottle = TokenThrottle()
     /// The MQTT link when mqtt_host is set: changes are posted to it (`announce`), never sent from here.
     var fleet: FleetLink?
+
+    struct UnansweredOpen: Equatable {
+        let token: SessionToken
+        let device: String
+        let sinceMonotonic: Int64
+    }
 
     /// Who asked for a session that waits for the previous device to close.
     enum DeferredStart: Equatable {

@@ -9,8 +9,8 @@ enum CaptureLaunch {
     }
 }
 
-/// How many capture threads have not yet closed their device. `shutdown` waits for none, after
-/// refusing new sessions; nothing else waits on it (a `listen` meanwhile is deferred instead, see
+/// How many capture threads have not yet closed their device. `shutdown` waits (a bounded time)
+/// for none, after refusing new sessions; nothing else waits on it (a `listen` meanwhile is deferred instead, see
 /// `ApplianceState.deferredStarts`). A counter of its own, outside the appliance's state, because
 /// waiting needs a condition variable, which the state's lock does not offer.
 final class CaptureCount: @unchecked Sendable {
@@ -21,7 +21,7 @@ final class CaptureCount: @unchecked Sendable {
 
     init() {
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(none, nil)
+        MonotonicWait.initCondition(none)
     }
 
     deinit {
@@ -55,5 +55,17 @@ final class CaptureCount: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         while running > 0 { pthread_cond_wait(none, mutex) }
         pthread_mutex_unlock(mutex)
+    }
+
+    /// Returns true once every capture thread has closed its device, false when some had not
+    /// within `milliseconds`.
+    func waitForNone(atMostMilliseconds milliseconds: Int) -> Bool {
+        var deadline = MonotonicWait.deadline(afterMilliseconds: milliseconds)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while running > 0 {
+            if pthread_cond_timedwait(none, mutex, &deadline) == ETIMEDOUT { return running == 0 }
+        }
+        return true
     }
 }

@@ -377,6 +377,66 @@ import Testing
         #expect(try other.command("cancel") == .ok([.init(key: "state", value: "idle")]))
     }
 
+    /// A device whose open never returns (an ALSA plugin whose sound server does not answer) must
+    /// not hang the daemon: `listen` answers a failed session within the bounded wait, `status`
+    /// answers meanwhile from another client, a second `listen` fails at once, and once the open
+    /// returns the next session opens the device anew. A stop while an open or a read hangs exits cleanly.
+    @Test func aDeviceWhoseOpenHangsFailsTheSessionAndTheDaemonKeepsAnswering() throws {
+        let state = DaemonProcess.stateDirectory("hanging")
+        let daemon = try DaemonProcess(stateDirectory: state, device: Microphones.hangingPCM)
+        let port = daemon.port
+        let listenBox = ReplyBox()
+        let statusBox = ReplyBox()
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            if worker == 0 {
+                listenBox.set(try? ProtocolConnection(port: port).command("listen"))
+            } else {
+                usleep(300_000)
+                statusBox.set(try? ProtocolConnection(port: port).command("status"))
+            }
+        }
+        let client = try daemon.connect()
+        let failed = try #require(listenBox.value, "listen was not answered")
+        #expect(failed.value("state") == "failed", "\(failed)")
+        #expect(failed.value("reason") == "deviceNotAnswering")
+        #expect(failed.value("message")?.contains("has not finished opening") == true)
+        let status = try #require(statusBox.value, "status was not answered while the device's open hung")
+        #expect(status.value("state") != nil)
+        // While that open still hangs: refused at once, without a second open.
+        let again = try client.command("listen")
+        #expect(again.value("reason") == "deviceNotAnswering", "\(again)")
+        #expect(try client.command("status").value("device_health") == "failed")
+
+        // A writer lets the hung open return; its thread closes the device again.
+        var writer = open(mics.hangingFIFO, O_WRONLY)
+        #expect(writer >= 0)
+        defer { if writer >= 0 { close(writer) } }
+        let deadline = ProtocolConnection.now() + 10_000
+        while !daemon.log.contains("finished the open of session"), ProtocolConnection.now() < deadline { usleep(20_000) }
+        #expect(daemon.log.contains("finished the open of session s-1"), "\(daemon.log)")
+        let listening = try client.command("listen")
+        #expect(listening.value("state") == "listening", "\(listening)")
+        // The file plugin's reads block while the writer is silent, so the capture thread cannot
+        // close the device: a stop still ends, after its bounded wait, and says why.
+        #expect(daemon.stop() == 0)
+        #expect(daemon.log.contains("was not closed within 5.000 s of the stop"), "\(daemon.log)")
+        close(writer)
+        writer = -1
+
+        // Stopped while an open hangs (a restart by the watchdog or a person): a clean exit.
+        let hung = try DaemonProcess(stateDirectory: DaemonProcess.stateDirectory("hanging-stop"), device: Microphones.hangingPCM)
+        let hungClient = try hung.connect()
+        #expect(try hungClient.command("listen").value("reason") == "deviceNotAnswering")
+        #expect(hung.stop() == 0)
+    }
+
+    /// A reply handed from a helper thread to the test's.
+    private final class ReplyBox: @unchecked Sendable {
+        // @unchecked: written by one worker of `concurrentPerform`, read after it returned.
+        private(set) var value: ProtocolConnection.Reply?
+        func set(_ reply: ProtocolConnection.Reply?) { value = reply }
+    }
+
     /// Runs the companion CLI against the daemon; returns its status and standard output.
     private func companion(_ arguments: [String], port: Int) throws -> (Int32, String) {
         let out = mics.directory + "/companion-\(UUID().uuidString).out"

@@ -65,6 +65,20 @@ final class Microphones: @unchecked Sendable {
             }
 
             """
+        // A microphone whose open blocks, as a sound server that never answers does: the file
+        // plugin opens its input when the device is opened, and a FIFO's open waits for a writer.
+        let fifo = directory + "/mic.fifo"
+        guard mkfifo(fifo, 0o644) == 0 else { throw TestFailure("cannot make \(fifo)") }
+        definitions += """
+            pcm.\(Self.hangingPCM) {
+                type file
+                slave.pcm "null"
+                file "/dev/null"
+                infile "\(fifo)"
+                format "raw"
+            }
+
+            """
         try plug("st_acc_silence")
         definitions += pulse.alsaDefinition(pcm: pulsePCM)
         definitions += daemonPulse.alsaDefinition(pcm: daemonPulsePCM)
@@ -72,6 +86,10 @@ final class Microphones: @unchecked Sendable {
         chmod(configPath, 0o644)
         atexit { try? FileManager.default.removeItem(atPath: Microphones.shared.directory) }
     }
+
+    /// The file PCM whose input is the FIFO `hangingFIFO`: its open returns only once the FIFO has a writer.
+    static let hangingPCM = "st_acc_hanging"
+    var hangingFIFO: String { directory + "/mic.fifo" }
 
     /// Makes `st_acc_switch` play the recording of the file PCM `name` from its next session on.
     /// One device for the whole process, so only one serialized suite may plug it

@@ -43,11 +43,13 @@ import Testing
     private func makeAppliance(
         _ source: any AudioSource & Sendable, store: HistoryStore?, catalog: Catalog = Self.catalog,
         channel: ClientChannel = ApplianceSessionTests.NullChannel(),
-        indicator: ApplianceSessionTests.RecordingIndicator = ApplianceSessionTests.RecordingIndicator()
+        indicator: ApplianceSessionTests.RecordingIndicator = ApplianceSessionTests.RecordingIndicator(),
+        longestCloseOnStop: Int? = nil
     ) -> Appliance {
-        let environment = Appliance.Environment(
+        var environment = Appliance.Environment(
             device: source.device, settings: .standard, token: nil, makeSource: { _ in source },
             clock: RealTimeFixedWall(), timersChanged: {})
+        if let longestCloseOnStop { environment.longestCaptureCloseOnStopMilliseconds = longestCloseOnStop }
         return Appliance(
             environment: environment, channel: channel,
             indicator: indicator,
@@ -295,6 +297,19 @@ import Testing
         #expect(replies.count == 1 && replies.first?.contains("shutting down") == true, "\(replies)")
         #expect(source.opened == 1)
         #expect(appliance.state.withLock { $0.engine.listeningToken } == nil)
+    }
+
+    /// A capture thread held in the device (a read or close that does not return) must not hold
+    /// a stop until systemd kills the daemon: the stop ends the session and returns after its bound.
+    @Test func aStopDoesNotWaitForeverForACaptureThreadHeldInTheDevice() throws {
+        let source = SlowClosingMicrophone(closeDelay: 2_000_000)
+        let appliance = makeAppliance(source, store: nil, longestCloseOnStop: 50)
+        appliance.buttonPressed()
+        #expect(appliance.state.withLock { $0.engine.listeningToken } != nil)
+        appliance.shutdown()
+        #expect(appliance.runningCaptures.count == 1, "the device is still closing, yet the stop returned")
+        #expect(appliance.state.withLock { $0.lastFinished?.session.state } == .canceled)
+        waitUntilIdle(appliance)
     }
 
     @Test func withoutAUsableCatalogFavoritesKeepWorkingForWhatTheHistoryRecognized() throws {

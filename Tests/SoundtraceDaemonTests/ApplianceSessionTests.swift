@@ -45,7 +45,11 @@ import Testing
             self.pace = pace
         }
 
+        /// When set, `open` waits for it first, like an ALSA plugin whose sound server does not answer.
+        var openGate: DispatchSemaphore?
+
         func open(preferredRate: Int) throws(CaptureFault) -> CaptureFormat {
+            openGate?.wait()
             if let fault { throw fault }
             opened += 1
             position = 0
@@ -261,6 +265,85 @@ import Testing
         #expect(status.contains { $0 == ("device_health", "failed") })
         #expect(status.contains { $0.0 == "last_outcome" && $0.1 == "failed" })
         #expect(status.contains { $0.0 == "device_error" && $0.1.contains("in use by another program") })
+    }
+
+    /// An open that does not return (a sound server that accepts the connection and never answers)
+    /// must not hold the appliance's lock, and every client with it, for as long: the start waits
+    /// a bounded time, fails the session saying why, opens nothing else meanwhile, and once the
+    /// open returns its thread closes the device and the next start opens it anew.
+    @Test func anOpenThatDoesNotReturnFailsTheSessionInBoundedTimeAndIsTriedAgainOnlyOnceItReturned() throws {
+        let microphone = ScriptedMicrophone(samples: [])
+        let gate = DispatchSemaphore(value: 0)
+        microphone.openGate = gate
+        let indicator = RecordingIndicator()
+        let launch = ManualCaptureLaunch()
+        let opensEnded = DispatchSemaphore(value: 0)
+        let sourcesMade = Counter()
+        var environment = Appliance.Environment(
+            device: "scripted", settings: .standard, token: nil,
+            makeSource: { _ in
+                sourcesMade.add()
+                return microphone
+            },
+            clock: RealTimeFixedWall(), timersChanged: {})
+        environment.launchCapture = launch.launch
+        environment.longestDeviceOpenMilliseconds = 50
+        environment.launchOpen = { body in
+            CaptureLaunch.onNewThread {
+                body()
+                opensEnded.signal()
+            }
+        }
+        let appliance = Appliance(
+            environment: environment, channel: NullChannel(), indicator: indicator,
+            catalog: CatalogSlot(path: "sample", catalog: Self.catalog, problem: nil), store: nil, storeProblem: nil)
+        // Were the wait unbounded, the press would return only when this opens the gate, and then
+        // as a session that listens, which the expectations below refuse.
+        let released = DispatchSemaphore(value: 0)
+        let rescue = WorkerThread {
+            if released.wait(timeout: .now() + 30) == .timedOut { gate.signal() }
+        }
+        appliance.buttonPressed()
+        #expect(indicator.states == [.failure])
+        let failed = appliance.state.withLock { $0.lastFinished?.session.state }
+        guard case let .failed(.notAnswering(device, waited)) = failed else {
+            Issue.record("the session should fail as not answering, not \(String(describing: failed))")
+            released.signal()
+            rescue?.join()
+            return
+        }
+        #expect(device == "scripted" && waited >= 50)
+        let status = appliance.state.withLock { $0.statusPairs() }
+        #expect(status.contains { $0.0 == "device_error" && $0.1.contains("has not finished opening") })
+
+        // Pressed again while the first open still hangs: failed at once, nothing opened again.
+        appliance.buttonPressed()
+        #expect(indicator.states == [.failure, .failure])
+        #expect(sourcesMade.value == 1)
+        #expect(appliance.state.withLock { $0.engine.listeningToken } == nil)
+
+        // The open returns: its thread closes the device; then a press opens it anew and listens.
+        released.signal()
+        rescue?.join()
+        gate.signal()
+        gate.signal()  // for the next open, which waits on the gate too
+        opensEnded.wait()
+        #expect(microphone.closed == 1)
+        #expect(appliance.state.withLock { $0.unansweredOpen } == nil)
+        appliance.buttonPressed()
+        #expect(sourcesMade.value == 2)
+        #expect(appliance.state.withLock { $0.engine.listeningToken } != nil)
+        appliance.buttonPressed()
+        try launch.runNext()
+        #expect(indicator.states == [.failure, .failure, .listening, .canceled])
+        #expect(microphone.closed == 2)
+    }
+
+    /// Counts calls from the appliance's lock, read by the test's thread afterwards.
+    final class Counter: @unchecked Sendable {
+        // @unchecked: changed under the appliance's lock, read after the call that changed it returned.
+        private(set) var value = 0
+        func add() { value += 1 }
     }
 
     /// A recognizer whose final verdict takes as long as the test wants, like the wider net on a
