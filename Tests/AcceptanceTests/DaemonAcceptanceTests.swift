@@ -417,7 +417,16 @@ import Testing
         let listening = try client.command("listen")
         #expect(listening.value("state") == "listening", "\(listening)")
         // The file plugin's reads block while the writer is silent, so the capture thread cannot
-        // close the device: a stop still ends, after its bounded wait, and says why.
+        // close the device: a stop still ends, after its bounded wait, and says why. A little
+        // audio first, read to the end, so that the stop finds the thread inside a read (and not
+        // between two, where it would see the cancel and close the device in time).
+        let someAudio = [UInt8](repeating: 0, count: 3200)
+        #expect(write(writer, someAudio, someAudio.count) == someAudio.count)
+        var unread: Int32 = 1
+        let drained = ProtocolConnection.now() + 10_000
+        while ioctl(writer, UInt(FIONREAD), &unread) == 0, unread > 0, ProtocolConnection.now() < drained { usleep(10_000) }
+        #expect(unread == 0, "the daemon did not read the FIFO")
+        usleep(300_000)
         #expect(daemon.stop() == 0)
         #expect(daemon.log.contains("was not closed within 5.000 s of the stop"), "\(daemon.log)")
         close(writer)
