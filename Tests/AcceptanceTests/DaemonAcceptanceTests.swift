@@ -408,7 +408,9 @@ import Testing
         #expect(try client.command("status").value("device_health") == "failed")
 
         // A writer lets the hung open return; its thread closes the device again.
-        var writer = open(mics.hangingFIFO, O_WRONLY)
+        // Close-on-exec: a child another suite starts meanwhile must not keep the FIFO's write end
+        // open, or the FIFO's next open would find a writer and not hang.
+        var writer = open(mics.hangingFIFO, O_WRONLY | O_CLOEXEC)
         #expect(writer >= 0)
         defer { if writer >= 0 { close(writer) } }
         let deadline = ProtocolConnection.now() + 10_000
@@ -435,7 +437,8 @@ import Testing
         // Stopped while an open hangs (a restart by the watchdog or a person): a clean exit.
         let hung = try DaemonProcess(stateDirectory: DaemonProcess.stateDirectory("hanging-stop"), device: Microphones.hangingPCM)
         let hungClient = try hung.connect()
-        #expect(try hungClient.command("listen").value("reason") == "deviceNotAnswering")
+        let hungListen = try hungClient.command("listen")
+        #expect(hungListen.value("reason") == "deviceNotAnswering", "\(hungListen)")
         #expect(hung.stop() == 0)
     }
 
