@@ -26,6 +26,11 @@ public final class ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDWR, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Nothing else reaches the child: suites run in parallel in this process, and a descriptor
+        // one of them holds open without O_CLOEXEC (a FIFO's write end, a file being written)
+        // would otherwise live on in another suite's child (a FIFO then has a writer its test did
+        // not open; an executable being written is "busy").
+        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -38,6 +43,14 @@ public final class ChildProcess {
         guard failed == 0 else { throw TestFailure("cannot start \(path): \(String(cString: strerror(failed)))") }
         pid = child
     }
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// glibc 2.34's `posix_spawn_file_actions_addclosefrom_np`, which the Glibc module does not
+    /// export; nil on an older C library, where children inherit what is not close-on-exec.
+    private static let addCloseFrom: AddCloseFrom? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }()
 
     /// The sanitizer runtimes' settings, which every child of a sanitized test run inherits.
     static let sanitizerVariables = ["TSAN_OPTIONS", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"]
