@@ -228,6 +228,11 @@ case "$1" in
             mv /etc/soundtrace/token.new /etc/soundtrace/token
         fi
         if [ -S /run/udev/control ]; then
+            # udevd looks up GROUP= names when it parses a rules file, which it may have done at
+            # any device event since the unpack, before systemd-sysusers above made the gpio group:
+            # the rule then sets the mode but not the group, and a reload skips files whose stat
+            # did not change. Touched, the rule is parsed again, now with the group.
+            touch /usr/lib/udev/rules.d/60-soundtrace-gpio.rules || true
             udevadm control --reload-rules || true
             udevadm trigger --subsystem-match=gpio --action=change || true
         fi

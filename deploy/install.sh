@@ -153,6 +153,10 @@ if [ "$made_token" = yes ]; then
     chgrp soundtrace "$token" || die "could not give $token to the soundtrace group"
 fi
 if command -v udevadm >/dev/null && [ -d /run/udev ]; then
+    # udevd may have parsed the rule at a device event since it was put in place, before the gpio
+    # group existed (GROUP= names are looked up at parse time), and a reload skips files whose stat
+    # did not change: touched, it is parsed again, now with the group.
+    touch /usr/lib/udev/rules.d/60-soundtrace-gpio.rules
     udevadm control --reload || note "warning: udevadm could not reload the rules; reboot to apply them"
     udevadm trigger --subsystem-match=gpio --action=change || true
 fi

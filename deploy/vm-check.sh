@@ -6,8 +6,9 @@
 # checks below drive soundtraced.service.
 #
 #   deploy/vm-check.sh [--bin-dir DIR]      (root; Debian 12 x86_64 host with systemd and qemu)
-#   deploy/vm-check.sh --deb PATH           the package instead: dpkg -i, upgrade, remove, purge
 #
+# The package (dpkg -i, upgrade, disable, remove, purge, the watchdog) is checked by
+# vm/systemd-unit.sh, in `make test`; this script checks the source install.
 # Needs: scripts/setup.sh vm (qemu-system-x86, cpio, kmod); Debian's kernel and busybox packages are
 # fetched with `apt-get download` into .build/vm-check (never installed). Takes 4–8 minutes, up to 20 on a busy machine (qemu has no KVM here).
 # Prints the in-VM log and ends with "vm-check: PASS" (status 0) or "vm-check: FAIL ..." (status 1).
@@ -18,13 +19,11 @@ program=vm-check.sh
 die() { echo "$program: error: $*" >&2; exit 1; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin_dir="$root/.build/deb/release"
-deb=
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin-dir) [ $# -ge 2 ] || die "--bin-dir needs a folder"; bin_dir=$2; shift 2 ;;
-        --deb) [ $# -ge 2 ] || die "--deb needs a package file"; deb=$(readlink -f "$2"); shift 2
-               [ -f "$deb" ] || die "no package at $deb (build it with deploy/build-deb.sh)" ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        --deb) die "the package is checked by vm/systemd-unit.sh --deb PATH (part of make test)" ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) die "unknown argument '$1'" ;;
     esac
 done
@@ -33,7 +32,7 @@ done
 for tool in qemu-system-x86_64 cpio modprobe depmod; do
     command -v "$tool" >/dev/null || die "'$tool' is missing: scripts/setup.sh vm"
 done
-[ -n "$deb" ] || [ -x "$bin_dir/soundtrace" ] \
+[ -x "$bin_dir/soundtrace" ] \
     || die "no built 'soundtrace' in $bin_dir: run deploy/build-deb.sh first (or pass --bin-dir)"
 case "$bin_dir" in /*) ;; *) bin_dir="$PWD/$bin_dir" ;; esac
 
@@ -131,42 +130,6 @@ systemctl stop soundtraced.service
 echo "--- journal"; journalctl --no-pager -o short-monotonic -u soundtraced.service
 echo "--- end"
 EOF
-
-# The package's maintainer scripts under a running systemd (replaces inside.sh when --deb is given).
-if [ -n "$deb" ]; then
-cat > "$work/inside.sh" <<EOF
-#!/bin/bash
-mkdir -p /vmout && mount -t 9p -o trans=virtio,version=9p2000.L vmout /vmout
-exec > /vmout/result.log 2>&1
-check() { if eval "\$2"; then echo "CHECK \$1: ok"; else echo "CHECK \$1: FAILED"; fi; }
-state() { systemctl show -P ActiveState soundtraced.service; }
-echo "kernel \$(uname -r); \$(systemctl --version | head -n 1); package $deb"
-modprobe snd-aloop; sleep 1; chgrp -R audio /dev/snd; chmod 0660 /dev/snd/*
-export DEBIAN_FRONTEND=noninteractive
-# A container image's policy-rc.d forbids starting services (deb-systemd-invoke obeys it); a real box has none.
-rm -f /usr/sbin/policy-rc.d
-dpkg -i $deb; check install "[ \$? -eq 0 ]"
-check user "getent passwd soundtrace >/dev/null && id -nG soundtrace | grep -qw gpio"
-check enabled "systemctl is-enabled --quiet soundtraced.service"
-sleep 5; check started "[ \"\$(state)\" = active ]"
-check man-page "[ -f /usr/share/man/man8/soundtraced.8.gz ]"
-# An edited configuration survives an upgrade (reinstalling the same version runs the same scripts).
-printf 'device = hw:Loopback,1\ngpio = no\n' >> /etc/soundtrace/soundtraced.conf
-dpkg -i --force-confold $deb; check upgrade "[ \$? -eq 0 ]"
-check config-kept "grep -q '^device = hw:Loopback,1' /etc/soundtrace/soundtraced.conf"
-sleep 5; check restarted "[ \"\$(state)\" = active ] && journalctl -u soundtraced.service -o cat | grep -q 'device hw:Loopback,1'"
-systemctl disable --quiet soundtraced.service
-dpkg -i --force-confold $deb; check disable-kept "! systemctl is-enabled --quiet soundtraced.service"
-systemctl enable --quiet soundtraced.service
-dpkg -r soundtrace; check remove "[ \$? -eq 0 ]"
-check stopped "[ \"\$(state)\" != active ] && [ ! -e /usr/bin/soundtraced ]"
-check conffile-stays "[ -f /etc/soundtrace/soundtraced.conf ] && [ -d /var/lib/soundtrace ]"
-dpkg -P soundtrace; check purge "[ \$? -eq 0 ]"
-check purged "[ ! -e /etc/soundtrace/soundtraced.conf ] && [ ! -e /var/lib/soundtrace ]"
-echo "--- journal"; journalctl --no-pager -o short-monotonic -u soundtraced.service
-echo "--- end"
-EOF
-fi
 
 out="$work/out"
 rm -rf "$out" && mkdir -p "$out"

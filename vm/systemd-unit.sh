@@ -5,14 +5,15 @@
 # vm/guest/systemd-unit-guest.sh there as a oneshot unit: `dpkg -i` of the package (its postinst
 # makes the user and starts soundtraced.service with every sandbox setting of
 # deploy/soundtraced.service), then the protocol, a session through plughw: at 48 kHz stereo, the
-# button and LED, reload, restart and stop, and the sandbox read back from /proc.
+# button and LED, reload, restart and stop, and the sandbox read back from /proc; then a reinstall
+# (the upgrade path), the watchdog (idle, then a frozen daemon), dpkg -r and dpkg -P.
 # Exit status: the number of failed CHECKs; 124 for a guest that never reported, 125 when qemu
 # ended without a summary.
 #
 #   vm/systemd-unit.sh [--deb FILE]   the package to install (default: deploy/build-deb.sh builds one)
 #
 # The Debian tree is made once and kept in the cache ($cache/systemd-rootfs: about 300 MB,
-# downloaded from deb.debian.org). The guest runs under qemu's TCG in about 80 s.
+# downloaded from deb.debian.org). The guest runs under qemu's TCG in about 150 s (a minute of it the watchdog's periods).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -5,7 +5,9 @@
 # protocol, a session heard through the ALSA loopback at 48 kHz stereo via plughw:, the gpio-sim
 # button and LEDs, a reload, a restart that keeps the history, a clean stop — and reads from /proc
 # that the sandbox holds (no capabilities, seccomp, no new privileges, the service user and its
-# groups). Every check prints "CHECK <name>: PASS|FAIL <evidence>"; then one summary line, and the
+# groups); then the package's life: a reinstall keeps an admin's disable, an upgrade keeps the
+# edited configuration and restarts with it, the watchdog stays quiet while idle and restarts a
+# frozen daemon, remove keeps the configuration and history, purge removes them. Every check prints "CHECK <name>: PASS|FAIL <evidence>"; then one summary line, and the
 # guest powers off.
 shopt -s execfail
 . /payload/checks.sh
@@ -48,8 +50,19 @@ mkdir -p /etc/soundtrace
 cat >/etc/soundtrace/soundtraced.conf <<'EOF'
 device = plughw:CARD=Loopback,DEV=1
 EOF
-DEBIAN_FRONTEND=noninteractive dpkg -i --force-confold /payload/soundtrace.deb >/tmp/dpkg.log 2>&1
-check dpkg-install $? "$(tail -n 3 /tmp/dpkg.log | one_line)"
+# `dpkg -i` in its two steps, with a device event between them: udevd parses a rules file at the
+# first event after it lands (checking at most every 3 s), here before postinst has made the gpio
+# group its rule names, as any event in that window does on a real box. The package must still
+# give the chip to gpio (found on 2026-12-07: it did not, 1 run in 3).
+DEBIAN_FRONTEND=noninteractive dpkg --unpack /payload/soundtrace.deb >/tmp/dpkg.log 2>&1
+unpacked=$?
+sleep 3.5
+udevadm trigger --subsystem-match=gpio --action=change && udevadm settle
+grouped_early=$(stat -c %G "/dev/$BOARD_CHIP")
+DEBIAN_FRONTEND=noninteractive dpkg --configure --force-confold soundtrace >>/tmp/dpkg.log 2>&1
+configured=$?
+[ $unpacked = 0 ] && [ $configured = 0 ]
+check dpkg-install $? "unpack $unpacked, configure $configured; chip's group between them: $grouped_early; $(tail -n 3 /tmp/dpkg.log | one_line)"
 i=0
 until systemctl is-active --quiet soundtraced || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
 systemctl is-active --quiet soundtraced
@@ -136,4 +149,65 @@ check clean-stop $? "Result=$result ExecMainStatus=$status"
 denied=$(journalctl -u soundtraced --no-pager -o cat | grep -ciE 'operation not permitted|permission denied|EPERM' || true)
 [ "$denied" = 0 ]
 check nothing-refused-by-the-sandbox $? "$denied log lines with EPERM or permission denied"
+
+# ---------------------------------------------------------------- the package's life: upgrade, disable, remove, purge
+# wait_for_daemon: until the unit is active and answers ping (at most 20 s).
+wait_for_daemon() {
+    local i=0
+    until { systemctl is-active --quiet soundtraced && ask ping >/dev/null 2>&1; } || [ $i -ge 200 ]; do sleep 0.1; i=$((i + 1)); done
+}
+main_pid() { systemctl show -p MainPID --value soundtraced; }
+systemctl start soundtraced
+wait_for_daemon
+# An admin's `disable` survives a reinstall of the package (postinst asks deb-systemd-helper).
+systemctl disable --quiet soundtraced
+DEBIAN_FRONTEND=noninteractive dpkg -i --force-confold /payload/soundtrace.deb >/tmp/dpkg-disabled.log 2>&1
+installed=$?
+[ $installed = 0 ] && ! systemctl is-enabled --quiet soundtraced
+check reinstall-keeps-disable $? "dpkg $installed; is-enabled $(systemctl is-enabled soundtraced 2>&1); $(tail -n 2 /tmp/dpkg-disabled.log | one_line)"
+systemctl enable --quiet soundtraced
+systemctl start soundtraced
+wait_for_daemon
+# The upgrade path (reinstalling the same version runs the same scripts): an edited configuration
+# is kept (--force-confold, as an admin answering "keep"), and the daemon is restarted with it.
+before_upgrade=$(main_pid)
+echo 'window_seconds = 4' >>/etc/soundtrace/soundtraced.conf
+DEBIAN_FRONTEND=noninteractive dpkg -i --force-confold /payload/soundtrace.deb >/tmp/dpkg-upgrade.log 2>&1
+upgraded=$?
+wait_for_daemon
+after_upgrade=$(main_pid)
+window=$(ask status | field window)
+[ $upgraded = 0 ] && [ "$after_upgrade" != "$before_upgrade" ] && [ "$window" = 4 ] && systemctl is-enabled --quiet soundtraced
+check upgrade-restarts-with-the-kept-configuration $? "dpkg $upgraded; daemon $before_upgrade -> $after_upgrade; status window $window; $(tail -n 2 /tmp/dpkg-upgrade.log | one_line)"
+
+# ---------------------------------------------------------------- the watchdog (WatchdogSec=30s)
+# Idle for longer than the watchdog's period, the daemon keeps it fed: no restart.
+idle_from=$(now)
+while awk -v a="$idle_from" -v b="$(now)" 'BEGIN{exit !(b - a < 35)}'; do sleep 1; done
+restarts=$(systemctl show -p NRestarts --value soundtraced)
+[ "$restarts" = 0 ] && [ "$(main_pid)" = "$after_upgrade" ] && systemctl is-active --quiet soundtraced
+check watchdog-quiet-while-idle $? "after $(since "$idle_from") s idle: NRestarts=$restarts, daemon $(main_pid) (was $after_upgrade)"
+# A daemon that stops answering (frozen) is killed by systemd once the watchdog's period passes
+# without a ping, and started again (Restart=on-failure): SIGABRT, then SIGKILL after TimeoutStopSec.
+frozen=$(main_pid)
+frozen_from=$(now)
+kill -STOP "$frozen"
+i=0
+until { [ "$(main_pid)" != "$frozen" ] && [ "$(main_pid)" != 0 ]; } || [ $i -ge 900 ]; do sleep 0.1; i=$((i + 1)); done
+wait_for_daemon
+restarts=$(systemctl show -p NRestarts --value soundtraced)
+timeouts=$(journalctl -u soundtraced --no-pager -o cat | grep -c 'Watchdog timeout' || true)
+[ "$restarts" = 1 ] && [ "$timeouts" -ge 1 ] && ask ping >/dev/null 2>&1
+check watchdog-restarts-a-frozen-daemon $? "frozen $frozen; after $(since "$frozen_from") s daemon $(main_pid), NRestarts=$restarts, $timeouts 'Watchdog timeout' lines"
+
+# ---------------------------------------------------------------- remove keeps the configuration and history, purge does not
+DEBIAN_FRONTEND=noninteractive dpkg -r soundtrace >/tmp/dpkg-remove.log 2>&1
+removed=$?
+[ $removed = 0 ] && ! systemctl is-active --quiet soundtraced && [ ! -e /usr/bin/soundtraced ] && [ ! -e /usr/bin/soundtrace ] \
+    && [ -f /etc/soundtrace/soundtraced.conf ] && [ -f /var/lib/soundtrace/history.db ]
+check remove-stops-and-keeps-data $? "dpkg $removed; $(systemctl show -p ActiveState soundtraced | one_line); $(ls /usr/bin/soundtrace* /etc/soundtrace /var/lib/soundtrace 2>&1 | one_line)"
+DEBIAN_FRONTEND=noninteractive dpkg -P soundtrace >/tmp/dpkg-purge.log 2>&1
+purged=$?
+[ $purged = 0 ] && [ ! -e /etc/soundtrace/soundtraced.conf ] && [ ! -e /etc/soundtrace/token ] && [ ! -e /var/lib/soundtrace ]
+check purge-removes-configuration-and-history $? "dpkg $purged; $(ls -d /etc/soundtrace /var/lib/soundtrace 2>&1 | one_line)"
 finish
