@@ -118,17 +118,16 @@ class Soak:
         pid = self.args.pid
         fds = sorted(os.readlink(f"/proc/{pid}/fd/{f}") for f in os.listdir(f"/proc/{pid}/fd"))
         tasks = len(os.listdir(f"/proc/{pid}/task"))
-        rss = 0
-        for line in open(f"/proc/{pid}/status"):
-            if line.startswith("VmRSS:"):
-                rss = int(line.split()[1])
-        return fds, tasks, rss
+        return fds, tasks, self.status_kb("VmRSS")
 
     def anon(self):
         # RssAnon: the heap and stacks, where a leak grows. VmRSS also counts the binary's code pages,
         # which paths first taken late in a short run (and the page cache's folio sizes) add to.
+        return self.status_kb("RssAnon")
+
+    def status_kb(self, field):
         for line in open(f"/proc/{self.args.pid}/status"):
-            if line.startswith("RssAnon:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
         return 0
 
