@@ -162,7 +162,7 @@ let package = Package(
         // Deterministic audio fixtures shared by the test targets.
         .target(
             name: "SoundtraceTestSupport",
-            dependencies: ["SoundtraceFingerprint", "SoundtraceClock"],
+            dependencies: ["SoundtraceFingerprint", "SoundtraceClock", "SoundtraceCore"],
             path: "Tests/SoundtraceTestSupport"
         ),
         .testTarget(

@@ -17,7 +17,9 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
     case audioGap(device: String, milliseconds: Int)
     /// Opening the device did not return in time (an ALSA plugin or sound server that does not
     /// answer); `milliseconds` since the open began, which may be an earlier session's.
-    case notAnswering(device: String, milliseconds: Int)
+    /// `daemonRetries`: soundtraced's, which opens the device again once that open returned; a
+    /// CLI command gives up instead.
+    case notAnswering(device: String, milliseconds: Int, daemonRetries: Bool)
     /// Any other error from the audio system, with its own words.
     case other(device: String, detail: String)
     /// The catalog file the session matched against was rewritten in place while it listened
@@ -68,9 +70,13 @@ public enum CaptureFault: Error, Sendable, Equatable, CustomStringConvertible {
         case let .audioGap(device, milliseconds):
             return
                 "capture device '\(device)' lost \(milliseconds) ms of audio (the system was too busy to read it in time, or was suspended); listen again"
-        case let .notAnswering(device, milliseconds):
+        case let .notAnswering(device, milliseconds, daemonRetries):
+            let next =
+                daemonRetries
+                ? "soundtraced tries it again once that open returns (`systemctl restart soundtraced` ends the wait)"
+                : "then try again"
             return
-                "capture device '\(device)' has not finished opening after \(milliseconds / 1000).\(milliseconds % 1000 / 100) s (its ALSA plugin or sound server does not answer); check that the sound server runs, or use a 'plughw:' device; soundtraced tries it again once that open returns (`systemctl restart soundtraced` ends the wait)"
+                "capture device '\(device)' has not finished opening after \(milliseconds / 1000).\(milliseconds % 1000 / 100) s (its ALSA plugin or sound server does not answer); check that the sound server runs, or use a 'plughw:' device; \(next)"
         case let .other(device, detail):
             return "capture device '\(device)' failed: \(detail); check the device and listen again"
         case let .catalogRewritten(path):

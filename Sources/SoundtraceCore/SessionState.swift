@@ -53,4 +53,9 @@ public struct RecognitionSession: Sendable, Equatable {
     /// Wall-clock start, Unix milliseconds.
     public let startedAt: Int64
     public internal(set) var state: SessionState
+
+    /// A session canceled before its device opened (the CLI's Ctrl-C during a slow open): it heard nothing.
+    public static func canceledBeforeListening(token: SessionToken, startedAt: Int64) -> RecognitionSession {
+        RecognitionSession(token: token, startedAt: startedAt, state: .canceled)
+    }
 }

@@ -42,7 +42,8 @@ extension ApplianceState {
         nextToken += 1
         if let unanswered = unansweredOpen {
             let waited = environment.clock.monotonicMilliseconds() - unanswered.sinceMonotonic
-            return failedStart(token, fault: .notAnswering(device: unanswered.device, milliseconds: Int(max(0, waited))))
+            return failedStart(
+                token, fault: .notAnswering(device: unanswered.device, milliseconds: Int(max(0, waited)), daemonRetries: true))
         }
         let source = environment.makeSource(environment.device)
         let format: CaptureFormat
@@ -57,11 +58,11 @@ extension ApplianceState {
         case let .failed(fault):
             source.close()
             return failedStart(token, fault: fault)
-        case .stillOpening:
-            // The open's thread keeps the source and closes it when the open returns.
+        case .stillOpening, .interrupted:
+            // The open's thread keeps the source and closes it when the open returns (nothing here interrupts it).
             unansweredOpen = UnansweredOpen(token: token, device: source.device, sinceMonotonic: openBegan)
             let waited = environment.clock.monotonicMilliseconds() - openBegan
-            return failedStart(token, fault: .notAnswering(device: source.device, milliseconds: Int(max(0, waited))))
+            return failedStart(token, fault: .notAnswering(device: source.device, milliseconds: Int(max(0, waited)), daemonRetries: true))
         }
         guard WAVReader.supportedRates.contains(format.sampleRate),
             let recognizer = environment.makeRecognizer(catalog, format.sampleRate)

@@ -35,7 +35,7 @@ final class Appliance: Sendable {
         /// How long a start waits, under the lock, for the device to open (`BoundedDeviceOpen`):
         /// far above a USB microphone's or a sound server's open, below the CLI's 10 s reply
         /// timeout and the unit's 30 s watchdog.
-        var longestDeviceOpenMilliseconds = 5_000
+        var longestDeviceOpenMilliseconds = BoundedDeviceOpen.usualBoundMilliseconds
         /// How long a stop waits for the capture thread to close the device: within the unit's
         /// `TimeoutStopSec` (15 s), so a read that never returns does not end in a kill.
         var longestCaptureCloseOnStopMilliseconds = 5_000

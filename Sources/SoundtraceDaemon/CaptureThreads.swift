@@ -1,4 +1,5 @@
 import Glibc
+import SoundtraceClock
 import SoundtracePlatform
 
 /// How a session's capture loop gets a thread.

@@ -17,6 +17,8 @@ struct HardwareCheck {
         /// Waits `milliseconds`, or until `descriptor` (when not -1) is readable.
         var wait: (_ descriptor: Int32, _ milliseconds: Int64) -> Void
         var print: (String) -> Void
+        /// A thread for the microphone's open, which is waited for at most `Timing.openBoundMilliseconds`.
+        var launchOpen: @Sendable (@escaping @Sendable () -> Void) -> Bool = BoundedDeviceOpen.onDetachedThread
     }
 
     /// Timings, kept together so the tests and the documentation agree.
@@ -26,6 +28,8 @@ struct HardwareCheck {
         var recordMilliseconds: Int64 = 3000
         /// A device that delivers more slowly than this is reported as stalled.
         var recordBoundMilliseconds: Int64 = 8000
+        /// An open that has not returned by then (a sound server that does not answer) fails the step.
+        var openBoundMilliseconds = BoundedDeviceOpen.usualBoundMilliseconds
     }
 
     enum Outcome: Equatable {
@@ -175,13 +179,21 @@ struct HardwareCheck {
 
     private func recordLevel() -> Outcome {
         let source = environment.makeSource(configuration.device)
-        defer { source.close() }
         let format: CaptureFormat
-        do {
-            format = try source.open(preferredRate: 16_000)
-        } catch {
-            return .failed(error.description)
+        switch BoundedDeviceOpen.open(
+            source, preferredRate: 16_000, waitingAtMost: timing.openBoundMilliseconds, launch: environment.launchOpen)
+        {
+        case let .opened(granted):
+            format = granted
+        case let .failed(fault):
+            source.close()
+            return .failed(fault.description)
+        case .stillOpening, .interrupted:
+            // The open's thread keeps the source and closes it if the open ever returns.
+            let fault = CaptureFault.notAnswering(device: source.device, milliseconds: timing.openBoundMilliseconds, daemonRetries: false)
+            return .failed(fault.description)
         }
+        defer { source.close() }
         say("   capturing \(format.deviceFormat)")
         let wanted = format.sampleRate * Int(timing.recordMilliseconds) / 1000
         var samples: [Int16] = []

@@ -2,20 +2,26 @@ import Glibc
 import SoundtraceClock
 import SoundtraceCore
 import SoundtraceFingerprint
+import SoundtracePlatform
 import SoundtraceRecognition
 import Synchronization
 
-/// Runs one listening session on a capture device: opens it, feeds the session engine until the
-/// session ends (match, no match, cancel, failure or stall), and closes the device on every path.
-/// Cancellation comes from another thread through `cancel()`.
+/// Runs one listening session on a capture device: opens it (waiting at most `openBoundMilliseconds`,
+/// `BoundedDeviceOpen`), feeds the session engine until the session ends (match, no match, cancel,
+/// failure or stall), and closes the device on every path; an open abandoned unanswered is closed
+/// by its own thread when it returns. Cancellation comes from another thread through `cancel()`.
 final class LiveSession: @unchecked Sendable {
-    // @unchecked: only `cancel()` is called from another thread; it touches an atomic and the
-    // source's `wake()`, which AudioSource documents as thread-safe. Everything else runs on the
-    // thread that called `run`.
+    // @unchecked: only `cancel()` is called from another thread; it touches an atomic, the
+    // `opening` mutex, the pending open's `interrupt()` and the source's `wake()`, all documented
+    // as thread-safe. Everything else runs on the thread that called `run`.
     private let source: AudioSource
     private let catalog: Catalog
     private let settings: SessionSettings
     private let cancelRequested = Atomic<Bool>(false)
+    /// The open under way, for `cancel()` to interrupt; `canceled` set first means none may start.
+    private let opening = Mutex<(pending: BoundedDeviceOpen?, canceled: Bool)>((nil, false))
+    private let openBoundMilliseconds: Int
+    private let launchOpen: @Sendable (@escaping @Sendable () -> Void) -> Bool
     /// Injectable so that tests can pass a stalled device's deadline without waiting.
     private let clock: any TimeSource
     /// With `explains`, what stood behind the session's verdict, once `run` returned (nil when the
@@ -25,9 +31,13 @@ final class LiveSession: @unchecked Sendable {
 
     init(
         source: AudioSource, catalog: Catalog, settings: SessionSettings,
-        clock: any TimeSource = SystemTime(), explains: Bool = false
+        clock: any TimeSource = SystemTime(), explains: Bool = false,
+        openBoundMilliseconds: Int = BoundedDeviceOpen.usualBoundMilliseconds,
+        launchOpen: @escaping @Sendable (@escaping @Sendable () -> Void) -> Bool = BoundedDeviceOpen.onDetachedThread
     ) {
         self.source = source
+        self.openBoundMilliseconds = openBoundMilliseconds
+        self.launchOpen = launchOpen
         self.catalog = catalog
         self.settings = settings
         self.clock = clock
@@ -37,6 +47,11 @@ final class LiveSession: @unchecked Sendable {
     /// Asks the running session to stop with `canceled`. Safe from any thread (e.g. a signal handler queue).
     func cancel() {
         cancelRequested.store(true, ordering: .releasing)
+        let pending = opening.withLock { state in
+            state.canceled = true
+            return state.pending
+        }
+        pending?.interrupt()
         source.wake()
     }
 
@@ -53,11 +68,17 @@ final class LiveSession: @unchecked Sendable {
             }
         }
         let format: CaptureFormat
-        do {
-            format = try source.open(preferredRate: catalog.parameters.sampleRate)
-        } catch {
+        switch openDevice() {
+        case let .opened(granted):
+            format = granted
+        case let .failed(fault):
             source.close()
-            return failedBeforeStart(error)
+            return failedBeforeStart(fault)
+        case .stillOpening:
+            // The open's thread keeps the source and closes it when the open returns.
+            return failedBeforeStart(.notAnswering(device: source.device, milliseconds: openBoundMilliseconds, daemonRetries: false))
+        case .interrupted:
+            return RecognitionSession.canceledBeforeListening(token: token, startedAt: clock.wallMilliseconds())
         }
         defer { source.close() }
         guard WAVReader.supportedRates.contains(format.sampleRate),
@@ -80,6 +101,30 @@ final class LiveSession: @unchecked Sendable {
             .run(for: owner)
         guard let ended = owner.ended else { preconditionFailure("the session loop returns only once the session has ended") }
         return ended
+    }
+
+    /// Opens the device on a thread of its own, waiting at most the bound or until `cancel()`;
+    /// a session canceled before it began opens nothing.
+    private func openDevice() -> BoundedDeviceOpen.Outcome {
+        enum Begun {
+            case canceled
+            case noThread
+            case pending(BoundedDeviceOpen)
+        }
+        let preferredRate = catalog.parameters.sampleRate
+        let begun: Begun = opening.withLock { state in
+            guard !state.canceled else { return .canceled }
+            guard let pending = BoundedDeviceOpen.start(source, preferredRate: preferredRate, launch: launchOpen) else {
+                return .noThread
+            }
+            state.pending = pending
+            return .pending(pending)
+        }
+        switch begun {
+        case .canceled: return .interrupted
+        case .noThread: return BoundedDeviceOpen.openHere(source, preferredRate: preferredRate)
+        case let .pending(pending): return pending.wait(milliseconds: openBoundMilliseconds)
+        }
     }
 
     /// The CLI's session owner: one thread runs the loop and owns the engine, so nothing needs a

@@ -51,6 +51,15 @@ import Testing
 }
 
 extension HardwareCheckAcceptanceTests {
+    @Test func aMicrophoneWhoseOpenDoesNotReturnFailsItsStepWithinTheBound() throws {
+        let started = ContinuousClock.now
+        let (status, output) = try check(["--device", Microphones.unansweredPCM, "--no-gpio"])
+        #expect(status == 1)
+        #expect(output.contains("has not finished opening after 5.0 s"), "\(output)")
+        #expect(output.contains("FAILED: microphone"), "\(output)")
+        #expect(ContinuousClock.now - started < .seconds(15))
+    }
+
     @Test func withGPIOWantedButNoChipTheDaemonSaysWhyAndServesOnTheConsole() throws {
         try #require(GPIOChips.none, "this test expects a machine without /dev/gpiochip*")
         let state = DaemonProcess.stateDirectory("nogpio")

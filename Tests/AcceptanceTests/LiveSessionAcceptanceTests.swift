@@ -65,6 +65,38 @@ import Testing
         #expect((run.output["error"] as? String ?? "").contains("'audio' group"))
     }
 
+    /// An ALSA plugin whose open never returns (here the file plugin on a FIFO nobody writes):
+    /// the session fails at the open's bound and says why, Ctrl-C inside the open cancels it at
+    /// once, and `explain --device` fails the same way without writing a picture.
+    @Test func aDeviceWhoseOpenDoesNotReturnFailsWithinTheBoundAndCtrlCEndsTheWaitAtOnce() throws {
+        let bounded = try LiveRun.run(device: Microphones.unansweredPCM)
+        #expect(bounded.status == 4, "\(bounded.output) \(bounded.stderr)")
+        #expect(bounded.outcome == "failed")
+        #expect(bounded.output["errorCode"] as? String == "deviceNotAnswering")
+        #expect((bounded.output["error"] as? String ?? "").contains("has not finished opening after 5.0 s"), "\(bounded.output)")
+        #expect(bounded.seconds >= 5 && bounded.seconds < 15, "took \(bounded.seconds) s")
+
+        let started = ContinuousClock.now
+        let (child, out, err) = try LiveRun.start(device: Microphones.unansweredPCM, window: 30)
+        #expect(Microphones.waitUntilInsideFIFOOpen(pid: child.pid, seconds: 20), "the session never reached the device's open")
+        let signalled = ContinuousClock.now
+        child.send(SIGINT)
+        let canceled = try LiveRun.finish(child, out: out, err: err, started: started)
+        #expect(canceled.status == 130, "\(canceled.output) \(canceled.stderr)")
+        #expect(canceled.outcome == "canceled")
+        #expect(ContinuousClock.now - signalled < .seconds(3))
+
+        let picture = mics.directory + "/unanswered.svg"
+        let explain = try ChildProcess(
+            path: Microphones.binary,
+            arguments: ["explain", "--device", Microphones.unansweredPCM, "--catalog", Microphones.catalogPath, "--svg", picture],
+            environment: mics.environment, stdout: picture + ".out", stderr: picture + ".err")
+        #expect(explain.waitForExit() == 4)
+        let said = ["out", "err"].map { (try? String(contentsOfFile: picture + "." + $0, encoding: .utf8)) ?? "" }.joined()
+        #expect(said.contains("has not finished opening"), "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: picture))
+    }
+
     // MARK: Real time, through PulseAudio
 
     /// Waits (bounded) until the session's capture stream is connected to the server.

@@ -55,30 +55,13 @@ final class Microphones: @unchecked Sendable {
         try addFilePCM("st_acc_root_only", samples: [Int16](repeating: 0, count: 14 * Self.rate), mode: 0o600)
         // One microphone whose recording a test can swap between sessions (the file plugin opens
         // its input file when the device is opened, i.e. at every session start).
-        definitions += """
-            pcm.st_acc_switch {
-                type file
-                slave.pcm "null"
-                file "/dev/null"
-                infile "\(directory)/switch.raw"
-                format "raw"
-            }
-
-            """
+        definePCM("st_acc_switch", input: "\(directory)/switch.raw")
         // A microphone whose open blocks, as a sound server that never answers does: the file
         // plugin opens its input when the device is opened, and a FIFO's open waits for a writer.
-        let fifo = directory + "/mic.fifo"
-        guard mkfifo(fifo, 0o644) == 0 else { throw TestFailure("cannot make \(fifo)") }
-        definitions += """
-            pcm.\(Self.hangingPCM) {
-                type file
-                slave.pcm "null"
-                file "/dev/null"
-                infile "\(fifo)"
-                format "raw"
-            }
-
-            """
+        try addFIFOPCM(Self.hangingPCM, fifo: hangingFIFO)
+        // The same for the CLI's and the hardware check's tests, on a FIFO of its own that nobody
+        // ever writes: the daemon's test lets its FIFO's open return, which must not end these.
+        try addFIFOPCM(Self.unansweredPCM, fifo: directory + "/unanswered.fifo")
         try plug("st_acc_silence")
         definitions += pulse.alsaDefinition(pcm: pulsePCM)
         definitions += daemonPulse.alsaDefinition(pcm: daemonPulsePCM)
@@ -90,6 +73,23 @@ final class Microphones: @unchecked Sendable {
     /// The file PCM whose input is the FIFO `hangingFIFO`: its open returns only once the FIFO has a writer.
     static let hangingPCM = "st_acc_hanging"
     var hangingFIFO: String { directory + "/mic.fifo" }
+    /// A file PCM whose open never returns: its FIFO input never gets a writer.
+    static let unansweredPCM = "st_acc_unanswered"
+
+    /// Waits until a thread of process `pid` is inside a FIFO's open (the kernel's
+    /// `wait_for_partner`); false when none was within `seconds`.
+    static func waitUntilInsideFIFOOpen(pid: pid_t, seconds: Int) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            for task in tasks {
+                let wchan = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) ?? ""
+                if wchan == "wait_for_partner" { return true }
+            }
+            usleep(20_000)
+        }
+        return false
+    }
 
     /// Makes `st_acc_switch` play the recording of the file PCM `name` from its next session on.
     /// One device for the whole process, so only one serialized suite may plug it
@@ -112,12 +112,22 @@ final class Microphones: @unchecked Sendable {
         let path = "\(directory)/\(name).raw"
         try Data(TestAudio.rawBytes(samples + [Int16](repeating: 0, count: Self.rate))).write(to: URL(fileURLWithPath: path))
         chmod(path, mode)
+        definePCM(name, input: path)
+    }
+
+    private func addFIFOPCM(_ name: String, fifo: String) throws {
+        guard mkfifo(fifo, 0o644) == 0 else { throw TestFailure("cannot make \(fifo)") }
+        definePCM(name, input: fifo)
+    }
+
+    /// A capture PCM that reads `input` (raw 16-bit samples) when it is opened.
+    private func definePCM(_ name: String, input: String) {
         definitions += """
             pcm.\(name) {
                 type file
                 slave.pcm "null"
                 file "/dev/null"
-                infile "\(path)"
+                infile "\(input)"
                 format "raw"
             }
 

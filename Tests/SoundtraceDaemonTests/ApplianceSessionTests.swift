@@ -306,13 +306,13 @@ import Testing
         appliance.buttonPressed()
         #expect(indicator.states == [.failure])
         let failed = appliance.state.withLock { $0.lastFinished?.session.state }
-        guard case let .failed(.notAnswering(device, waited)) = failed else {
+        guard case let .failed(.notAnswering(device, waited, retries)) = failed else {
             Issue.record("the session should fail as not answering, not \(String(describing: failed))")
             released.signal()
             rescue?.join()
             return
         }
-        #expect(device == "scripted" && waited >= 50)
+        #expect(device == "scripted" && waited >= 50 && retries)
         let status = appliance.state.withLock { $0.statusPairs() }
         #expect(status.contains { $0.0 == "device_error" && $0.1.contains("has not finished opening") })
 

@@ -17,6 +17,9 @@ import Testing
         var output = ""
         var openFault: GPIOFault?
         var microphone = ApplianceSessionTests.ScriptedMicrophone(samples: Rig.tone(amplitude: 16384, count: 40_000))
+        /// Used instead of `microphone` when set.
+        var otherMicrophone: (any AudioSource)?
+        var timing = HardwareCheck.Timing()
 
         static func tone(amplitude: Double, count: Int) -> [Int16] {
             (0..<count).map { Int16(amplitude * sin(2 * Double.pi * 440 * Double($0) / 8000)) }
@@ -31,7 +34,7 @@ import Testing
                     if let fault = self.openFault { throw fault }
                     return self.lines
                 },
-                makeSource: { _ in self.microphone },
+                makeSource: { _ in self.otherMicrophone ?? self.microphone },
                 clock: self.clock,
                 wait: { descriptor, milliseconds in
                     // Like poll: a watched button's edge ends the wait early.
@@ -43,7 +46,7 @@ import Testing
                     }
                 },
                 print: { self.output += $0 })
-            return HardwareCheck(configuration: configuration, environment: environment).run()
+            return HardwareCheck(configuration: configuration, environment: environment, timing: timing).run()
         }
     }
 
@@ -109,5 +112,23 @@ import Testing
     @Test func headerPinsOfTheDefaultLines() {
         #expect(["GPIO17", "GPIO23", "GPIO24", "GPIO25"].map(HeaderPins.pin(ofLine:)) == [11, 16, 18, 22])
         #expect(HeaderPins.pin(ofLine: "GPIO40") == nil && HeaderPins.pin(ofLine: "ID_SDA") == nil)
+    }
+
+    @Test func aMicrophoneWhoseOpenDoesNotReturnFailsAtTheBound() {
+        let rig = Rig()
+        let device = UnansweringDevice()
+        rig.otherMicrophone = device
+        rig.timing.openBoundMilliseconds = 200
+        #expect(rig.run(gpio: false) == 1)
+        #expect(
+            rig.output.contains(
+                "   FAILED: capture device 'unanswering' has not finished opening after 0.2 s (its ALSA plugin or sound server does not answer); check that the sound server runs, or use a 'plughw:' device; then try again\n"
+            ), "\(rig.output)")
+        #expect(rig.output.contains("FAILED: microphone"), "\(rig.output)")
+        // Abandoned to its thread, which closes the device once the open returns; nothing else does.
+        #expect(device.closes == 0)
+        device.answer()
+        #expect(device.waitUntilClosed(seconds: 10))
+        #expect(device.opens == 1 && device.closes == 1)
     }
 }

@@ -2,8 +2,8 @@ import Glibc
 
 /// Condition variables whose timed waits count on the monotonic clock, so that a wall clock set
 /// meanwhile (NTP's first sync on a board without a battery-backed clock) cannot stretch or cut them.
-enum MonotonicWait {
-    static func initCondition(_ condition: UnsafeMutablePointer<pthread_cond_t>) {
+public enum MonotonicWait {
+    public static func initCondition(_ condition: UnsafeMutablePointer<pthread_cond_t>) {
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
         pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
@@ -12,7 +12,7 @@ enum MonotonicWait {
     }
 
     /// The deadline `milliseconds` from now, for `pthread_cond_timedwait` on such a condition.
-    static func deadline(afterMilliseconds milliseconds: Int) -> timespec {
+    public static func deadline(afterMilliseconds milliseconds: Int) -> timespec {
         var deadline = timespec()
         clock_gettime(CLOCK_MONOTONIC, &deadline)
         let nanoseconds = Int(deadline.tv_nsec) + milliseconds * 1_000_000
