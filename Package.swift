@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependency direction (see docs and CONVENTIONS): SoundtraceFingerprint depends on its C libraries only;
+// Dependency direction (see docs and CONVENTIONS): SoundtraceFingerprint depends on its C libraries and the leaf SoundtraceClock only;
 // SoundtraceTools (the CLI's commands) wires the engine to files and terminals; executables stay thin.
 let package = Package(
     name: "Soundtrace",
@@ -36,7 +36,7 @@ let package = Package(
         ),
         .target(
             name: "SoundtraceFingerprint",
-            dependencies: ["CKissFFT", "CLibmd", "CMappingGuard"]
+            dependencies: ["CKissFFT", "CLibmd", "CMappingGuard", "SoundtraceClock"]
         ),
         // The line protocol's one codec, for the daemon and the CLI alike: the request grammar, the
         // command table, replies and errors, the client's request builder and reply parser, and the

@@ -1,4 +1,5 @@
 import Glibc
+import SoundtraceClock
 
 /// Whether a catalog's content was found to match its stored hash, shared by every thread that
 /// uses the catalog. A catalog loaded with its structure only (`CatalogFile.Check.structure`) is
@@ -25,12 +26,7 @@ final class ContentVerification: @unchecked Sendable {
     init(checked: Bool) {
         state = checked ? .sound : .unchecked
         pthread_mutex_init(mutex, nil)
-        // Timed waits count on the monotonic clock: a wall clock set meanwhile must not stretch them.
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(settled, &attributes)
-        pthread_condattr_destroy(&attributes)
+        MonotonicWait.initCondition(settled)
     }
 
     deinit {
@@ -62,12 +58,7 @@ final class ContentVerification: @unchecked Sendable {
     /// content is sound, the error when it is not, and false when a check another thread runs has
     /// not ended within `milliseconds`, or nobody is checking. Never runs the check itself.
     func confirmedWithin(milliseconds: Int) throws(CatalogError) -> Bool {
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let nanoseconds = Int(deadline.tv_nsec) + milliseconds * 1_000_000
-        deadline.tv_sec += nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
-        return try settle(mayRun: false, {}, waitingUntil: deadline)
+        try settle(mayRun: false, {}, waitingUntil: MonotonicWait.deadline(afterMilliseconds: milliseconds))
     }
 
     /// Without `mayRun`, only waits for another thread's check, until `deadline`: false when it

@@ -111,7 +111,7 @@ done
 objects() {
   case "$1" in
     config) echo SoundtraceCore.o ;;
-    catalog|wav) echo CKissFFT.o CMappingGuard.o SoundtraceFingerprint.o ;;
+    catalog|wav) echo CKissFFT.o CMappingGuard.o SoundtraceClock.o SoundtraceFingerprint.o ;;
     request|faults) echo SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o CGPIOD.o CMosquitto.o SoundtracePlatform.o ;;
     manifest|reply) echo CKissFFT.o CMappingGuard.o SoundtraceClock.o SoundtraceProtocol.o SoundtraceCore.o SoundtraceFingerprint.o CGPIOD.o CMosquitto.o SoundtracePlatform.o SoundtraceRecognition.o SoundtraceTools.o ;;
     *) echo "build: no module list for harness '$1'" >&2; return 1 ;;
