@@ -96,15 +96,26 @@ struct ExplainCommand {
         return show(explanation, catalog: catalog, title: name, file: file, svg: parsed.value("--svg"), json: parsed.flag("--json"))
     }
 
-    /// One live session on `source`, then the picture of what it heard.
-    func runLive(source: AudioSource, catalog: Catalog, settings: SessionSettings, svg: String?, json: Bool) -> ExitCode {
+    /// One live session on `source`, then the picture of what it heard. Ctrl-C ends the session
+    /// early and still explains what was heard (exit 130); before any audio, it explains nothing.
+    /// `installInterruptHandler` is false in tests.
+    func runLive(
+        source: AudioSource, catalog: Catalog, settings: SessionSettings, svg: String?, json: Bool,
+        installInterruptHandler: Bool = true
+    ) -> ExitCode {
         let session = LiveSession(source: source, catalog: catalog, settings: settings, explains: true)
-        if !json { console.progress("listening on \(source.device) for up to \(settings.windowMilliseconds / 1000) s…") }
+        let restoreInterrupts = installInterruptHandler ? InterruptSignal.routeProcessInterrupts { session.cancel() } : nil
+        if !json {
+            console.progress(
+                "listening on \(source.device) for up to \(settings.windowMilliseconds / 1000) s… (Ctrl-C ends it and explains what was heard)"
+            )
+        }
         let ended = session.run(token: SessionToken(UInt64(SystemClock.wallMilliseconds())))
         console.endProgress()
+        restoreInterrupts?()
         guard let explanation = session.explanation else {
             console.print(json ? LiveMatchCommand.json(ended, device: source.device) : LiveMatchCommand.text(ended, device: source.device))
-            return .deviceFailed
+            return ended.state == .canceled ? .canceled : .deviceFailed
         }
         switch ended.state {
         case .failed(.catalogRewritten), .failed(.catalogCheckFailed):
@@ -114,10 +125,14 @@ struct ExplainCommand {
         default:
             if catalogContentFails(catalog, command: "explain", console: console) { return .inputError }
         }
-        if case .failed = ended.state {
+        switch ended.state {
+        case .failed, .canceled:
             console.error("soundtrace explain: \(LiveMatchCommand.text(ended, device: source.device)); showing what was heard until then")
+        default: break
         }
-        return show(explanation, catalog: catalog, title: "live capture on \(source.device)", file: source.device, svg: svg, json: json)
+        let shown = show(
+            explanation, catalog: catalog, title: "live capture on \(source.device)", file: source.device, svg: svg, json: json)
+        return ended.state == .canceled && shown == .success ? .canceled : shown
     }
 
     private func show(_ explanation: QueryExplanation, catalog: Catalog, title: String, file: String, svg out: String?, json: Bool)

@@ -45,11 +45,17 @@ final class InterruptSignal: @unchecked Sendable {
     /// Routes the process's SIGINT here until the returned hook is called, which restores the
     /// default action.
     func catchProcessInterrupts() -> () -> Void {
+        Self.routeProcessInterrupts { [self] in raise() }
+    }
+
+    /// Runs `action` on a dispatch queue at each SIGINT of the process, instead of dying, until the
+    /// returned hook is called, which restores the default action.
+    static func routeProcessInterrupts(to action: @escaping @Sendable () -> Void) -> () -> Void {
         // Ignored first so no SIGINT can kill the process between the two calls; the dispatch
         // source still sees it.
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [self] in raise() }
+        source.setEventHandler(handler: action)
         source.resume()
         return {
             source.cancel()

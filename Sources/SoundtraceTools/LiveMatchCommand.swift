@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import SoundtraceClock
 import SoundtraceCore
@@ -15,20 +14,12 @@ struct LiveMatchCommand {
         installInterruptHandler: Bool = true
     ) -> ExitCode {
         let session = LiveSession(source: source, catalog: catalog, settings: settings)
-        var signalSource: DispatchSourceSignal?
-        if installInterruptHandler {
-            // Ctrl-C cancels the session (device closed, outcome printed) instead of killing the process.
-            signal(SIGINT, SIG_IGN)
-            let handler = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-            handler.setEventHandler { session.cancel() }
-            handler.resume()
-            signalSource = handler
-        }
+        // Ctrl-C cancels the session (device closed, outcome printed) instead of killing the process.
+        let restoreInterrupts = installInterruptHandler ? InterruptSignal.routeProcessInterrupts { session.cancel() } : nil
         if !json { console.progress("listening on \(source.device) for up to \(settings.windowMilliseconds / 1000) s… (Ctrl-C cancels)") }
         let ended = session.run(token: SessionToken(UInt64(SystemClock.wallMilliseconds())))
         console.endProgress()
-        signalSource?.cancel()
-        if installInterruptHandler { signal(SIGINT, SIG_DFL) }
+        restoreInterrupts?()
         // The catalog's content was checked while listening (`loadCatalogForMatching`); a match
         // waited for it already, any other outcome waits here: nothing is printed before it passed.
         // A session the catalog failed says so itself.

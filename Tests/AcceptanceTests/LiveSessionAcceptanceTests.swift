@@ -95,9 +95,34 @@ import Testing
         let said = ["out", "err"].map { (try? String(contentsOfFile: picture + "." + $0, encoding: .utf8)) ?? "" }.joined()
         #expect(said.contains("has not finished opening"), "\(said)")
         #expect(!FileManager.default.fileExists(atPath: picture))
+
+        // Ctrl-C inside `explain --device`'s open: canceled, nothing heard, so nothing drawn.
+        let interrupted = try ChildProcess(
+            path: Microphones.binary,
+            arguments: [
+                "explain", "--device", Microphones.unansweredPCM, "--seconds", "30", "--catalog", Microphones.catalogPath, "--svg", picture
+            ],
+            environment: mics.environment, stdout: picture + ".out", stderr: picture + ".err")
+        #expect(Microphones.waitUntilInsideFIFOOpen(pid: interrupted.pid, seconds: 20), "explain never reached the device's open")
+        let interruptedAt = ContinuousClock.now
+        interrupted.send(SIGINT)
+        #expect(interrupted.waitForExit() == 130)
+        #expect(ContinuousClock.now - interruptedAt < .seconds(3))
+        #expect((try? String(contentsOfFile: picture + ".out", encoding: .utf8))?.contains("canceled") == true)
+        #expect(!FileManager.default.fileExists(atPath: picture))
     }
 
     // MARK: Real time, through PulseAudio
+
+    /// The private PulseAudio server, started; nil, with the reason recorded, when this machine cannot run one.
+    private func startedPulse() throws -> TestPulseServer? {
+        if let missing = TestPulseServer.missingRequirements() {
+            Issue.record(Comment(rawValue: missing))
+            return nil
+        }
+        try mics.pulse.start()
+        return mics.pulse
+    }
 
     /// Waits (bounded) until the session's capture stream is connected to the server.
     private func waitForCapture(_ server: TestPulseServer) throws {
@@ -144,12 +169,7 @@ import Testing
     }
 
     @Test func playbackInRealTimeIsRecognizedAndTheDeviceIsReleased() throws {
-        if let missing = TestPulseServer.missingRequirements() {
-            Issue.record(Comment(rawValue: missing))
-            return
-        }
-        let server = mics.pulse
-        try server.start()
+        guard let server = try startedPulse() else { return }
         defer { server.stop() }
         let run = try listenWhilePlaying(server, reference: 2, from: 40)
         #expect(run.outcome == "match", "\(run.output) \(run.stderr)")
@@ -171,12 +191,7 @@ import Testing
     }
 
     @Test func ctrlCCancelsWithTheDeviceClosedAndNoResult() throws {
-        if let missing = TestPulseServer.missingRequirements() {
-            Issue.record(Comment(rawValue: missing))
-            return
-        }
-        let server = mics.pulse
-        try server.start()
+        guard let server = try startedPulse() else { return }
         defer { server.stop() }
         let started = ContinuousClock.now
         let (child, out, err) = try LiveRun.start(device: mics.pulsePCM, window: 30)
@@ -198,13 +213,31 @@ import Testing
         #expect((try String(contentsOfFile: listing, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
     }
 
+    /// `explain --device` ended by Ctrl-C while it listens draws what it heard until then and exits 130.
+    @Test func ctrlCDuringALiveExplainDrawsWhatWasHeardUntilThen() throws {
+        guard let server = try startedPulse() else { return }
+        defer { server.stop() }
+        let picture = mics.directory + "/explain-canceled.svg"
+        let child = try ChildProcess(
+            path: Microphones.binary,
+            arguments: ["explain", "--device", mics.pulsePCM, "--seconds", "30", "--catalog", Microphones.catalogPath, "--svg", picture],
+            environment: mics.environment, stdout: picture + ".out", stderr: picture + ".err")
+        try waitForCapture(server)
+        usleep(1_000_000)
+        let signalled = ContinuousClock.now
+        child.send(SIGINT)
+        let status = child.waitForExit()
+        let said = (try? String(contentsOfFile: picture + ".err", encoding: .utf8)) ?? ""
+        #expect(status == 130, "\(said)")
+        #expect(ContinuousClock.now - signalled < .seconds(5))
+        #expect(said.contains("canceled; showing what was heard until then"), "\(said)")
+        let svg = (try? String(contentsOfFile: picture, encoding: .utf8)) ?? ""
+        #expect(svg.hasPrefix("<?xml") || svg.hasPrefix("<svg"), "no picture was drawn")
+        #expect(svg.contains("live capture on \(mics.pulsePCM)"))
+    }
+
     @Test func unpluggingMidSessionFailsAndTheNextSessionWorksOnceTheDeviceIsBack() throws {
-        if let missing = TestPulseServer.missingRequirements() {
-            Issue.record(Comment(rawValue: missing))
-            return
-        }
-        let server = mics.pulse
-        try server.start()
+        guard let server = try startedPulse() else { return }
         let started = ContinuousClock.now
         let (child, out, err) = try LiveRun.start(device: mics.pulsePCM, window: 30)
         try waitForCapture(server)

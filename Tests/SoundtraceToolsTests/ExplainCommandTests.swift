@@ -174,7 +174,7 @@ import Testing
         let source = PCMAudioSource(samples: try LiveSessionTests.clip(), rate: 8000)
         let status = ExplainCommand(console: console).runLive(
             source: source, catalog: catalog, settings: .standard,
-            svg: dir + "/live.svg", json: false)
+            svg: dir + "/live.svg", json: false, installInterruptHandler: false)
         #expect(status == .success, "\(box.err)")
         #expect(box.out.hasPrefix("Match: \"\(catalog.references[3].audio.title)\""), "\(box.out)")
         let svg = try String(contentsOfFile: dir + "/live.svg", encoding: .utf8)
