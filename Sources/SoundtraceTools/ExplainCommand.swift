@@ -97,7 +97,8 @@ struct ExplainCommand {
     }
 
     /// One live session on `source`, then the picture of what it heard. Ctrl-C ends the session
-    /// early and still explains what was heard (exit 130); before any audio, it explains nothing.
+    /// early and still explains what was heard (exit 130), as does a device that fails midway (exit
+    /// 4); before any audio, it explains nothing.
     /// `installInterruptHandler` is false in tests.
     func runLive(
         source: AudioSource, catalog: Catalog, settings: SessionSettings, svg: String?, json: Bool,
@@ -132,7 +133,13 @@ struct ExplainCommand {
         }
         let shown = show(
             explanation, catalog: catalog, title: "live capture on \(source.device)", file: source.device, svg: svg, json: json)
-        return ended.state == .canceled && shown == .success ? .canceled : shown
+        guard shown == .success else { return shown }
+        // Drawn, but the session did not end as asked: the status says so, as `match --device`'s would.
+        switch ended.state {
+        case .canceled: return .canceled
+        case .failed: return .deviceFailed
+        default: return .success
+        }
     }
 
     private func show(_ explanation: QueryExplanation, catalog: Catalog, title: String, file: String, svg out: String?, json: Bool)

@@ -159,26 +159,48 @@ import Testing
         #expect(outside.status == .usage && outside.err.contains("outside 3–30 s"), "\(outside.err)")
     }
 
+    /// What a live explain printed, and its exit status.
+    final class LiveExplain: @unchecked Sendable {
+        // @unchecked: written by the console on the test's thread only.
+        var out = ""
+        var err = ""
+        var status = ExitCode.success
+
+        init(_ source: PCMAudioSource, catalog: Catalog, svg: String) {
+            let console = Console(isInteractive: false, out: { self.out += $0 }, err: { self.err += $0 })
+            status = ExplainCommand(console: console).runLive(
+                source: source, catalog: catalog, settings: .standard, svg: svg, json: false, installInterruptHandler: false)
+        }
+    }
+
     /// `--device`: one live session (a simulated microphone playing a catalog recording), then the
     /// picture of what it heard, ending early on the match.
     @Test func aLiveCaptureIsExplainedAfterItsSession() throws {
         let dir = try SampleCatalogTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        final class Box: @unchecked Sendable {
-            var out = ""
-            var err = ""
-        }
-        let box = Box()
-        let console = Console(isInteractive: false, out: { box.out += $0 }, err: { box.err += $0 })
         let catalog = try CatalogFile.load(path: Self.catalog)
         let source = PCMAudioSource(samples: try LiveSessionTests.clip(), rate: 8000)
-        let status = ExplainCommand(console: console).runLive(
-            source: source, catalog: catalog, settings: .standard,
-            svg: dir + "/live.svg", json: false, installInterruptHandler: false)
-        #expect(status == .success, "\(box.err)")
-        #expect(box.out.hasPrefix("Match: \"\(catalog.references[3].audio.title)\""), "\(box.out)")
+        let run = LiveExplain(source, catalog: catalog, svg: dir + "/live.svg")
+        #expect(run.status == .success, "\(run.err)")
+        #expect(run.out.hasPrefix("Match: \"\(catalog.references[3].audio.title)\""), "\(run.out)")
         let svg = try String(contentsOfFile: dir + "/live.svg", encoding: .utf8)
         #expect(svg.contains("live capture on") && svg.contains("needs at least 10"))
+        #expect(!source.isDeviceOpen)
+    }
+
+    @Test func aDeviceThatFailsMidwayIsExplainedUpToTheFailureAndExitsAsAFailure() throws {
+        let dir = try SampleCatalogTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let catalog = try CatalogFile.load(path: Self.catalog)
+        // Unplugged after half a second: too little for an early match, enough to draw.
+        let source = PCMAudioSource(
+            samples: try LiveSessionTests.clip(), rate: 8000, fault: (at: 4000, fault: .disconnected(device: "simulated")))
+        let run = LiveExplain(source, catalog: catalog, svg: dir + "/failed.svg")
+        #expect(run.status == .deviceFailed, "\(run.err)")
+        #expect(run.err.contains("went away during listening"), "\(run.err)")
+        #expect(run.err.contains("showing what was heard until then"), "\(run.err)")
+        let svg = try String(contentsOfFile: dir + "/failed.svg", encoding: .utf8)
+        #expect(svg.contains("live capture on simulated"))
         #expect(!source.isDeviceOpen)
     }
 }
