@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Where a command writes: standard output for results, standard error for progress and errors.
 /// Tests capture both.
@@ -7,38 +8,73 @@ public final class Console: @unchecked Sendable {
     private let writeErr: (String) -> Void
     /// True when standard error is a terminal, so progress may redraw a line.
     public let isInteractive: Bool
+    /// How writing the output ended early, if it did (`Console.writing`); nothing more is written.
+    private let outputEnd = Mutex<OutputEnd?>(nil)
+    /// The descriptor results are written to, when this console notes how its output ended.
+    private let outDescriptor: Int32?
+
+    /// Why a command's output stopped before its end.
+    public enum OutputEnd: Equatable, Sendable {
+        /// The reader went away (a closed pipe, as `soundtrace history | head -1` does): nothing is
+        /// wrong, and nobody reads the rest.
+        case readerGone
+        /// The output could not be written (a full disk, an I/O error; the `errno`): what was
+        /// meant to be kept is incomplete.
+        case failed(Int32)
+    }
 
     public init(isInteractive: Bool, out: @escaping (String) -> Void, err: @escaping (String) -> Void) {
         self.isInteractive = isInteractive
         writeOut = out
         writeErr = err
+        outDescriptor = nil
+    }
+
+    private init(isInteractive: Bool, outDescriptor: Int32, errDescriptor: Int32) {
+        self.isInteractive = isInteractive
+        writeErr = { _ = Self.write($0, to: errDescriptor) }
+        writeOut = { _ in }
+        self.outDescriptor = outDescriptor
     }
 
     /// The process's own standard output and error.
     public static func standard() -> Console {
-        Console(
-            isInteractive: isatty(STDERR_FILENO) == 1,
-            out: { write($0, to: STDOUT_FILENO) },
-            err: { write($0, to: STDERR_FILENO) })
+        writing(out: STDOUT_FILENO, err: STDERR_FILENO, isInteractive: isatty(STDERR_FILENO) == 1)
     }
 
-    /// All of `text`, across partial writes and signals. A reader that went away (a closed pipe)
-    /// or a full disk leaves nobody to tell, so the rest is dropped.
-    private static func write(_ text: String, to descriptor: Int32) {
+    /// A console on two open descriptors, which notes when its output could not be written
+    /// (`outputEnded`); `standard()` is this on the process's own.
+    public static func writing(out: Int32, err: Int32, isInteractive: Bool = false) -> Console {
+        Console(isInteractive: isInteractive, outDescriptor: out, errDescriptor: err)
+    }
+
+    /// How the output ended early, or nil while all of it was written.
+    public var outputEnded: OutputEnd? { outputEnd.withLock { $0 } }
+
+    /// All of `text`, across partial writes and signals; 0, or the `errno` that stopped it.
+    private static func write(_ text: String, to descriptor: Int32) -> Int32 {
         var text = text
-        text.withUTF8 { bytes in
-            guard let start = bytes.baseAddress else { return }
+        return text.withUTF8 { bytes in
+            guard let start = bytes.baseAddress else { return 0 }
             var done = 0
             while done < bytes.count {
                 let written = Glibc.write(descriptor, start + done, bytes.count - done)
                 if written < 0, errno == EINTR { continue }
-                if written <= 0 { return }
+                if written < 0 { return errno }
+                if written == 0 { return EIO }
                 done += written
             }
+            return 0
         }
     }
 
-    public func print(_ line: String) { writeOut(line + "\n") }
+    public func print(_ line: String) {
+        guard let outDescriptor else { return writeOut(line + "\n") }
+        guard outputEnded == nil else { return }
+        let failure = Self.write(line + "\n", to: outDescriptor)
+        guard failure != 0 else { return }
+        outputEnd.withLock { $0 = $0 ?? (failure == EPIPE ? .readerGone : .failed(failure)) }
+    }
     public func error(_ line: String) { writeErr(line + "\n") }
     /// A question on standard error, left open for the answer on the same line.
     public func prompt(_ question: String) { writeErr(question) }
@@ -66,6 +102,9 @@ public enum ExitCode: Int32, Sendable {
     case unreachable = 5
     /// soundtraced answered with an error (ACK): busy, unavailable, not found, permission, wrong token.
     case refused = 6
+    /// Standard output could not be written (a full disk, an I/O error): the results are
+    /// incomplete, while what the command did (a saved manifest, a session on the box) stands.
+    case outputFailed = 7
     /// A live session was canceled (Ctrl-C), by the shell's convention for SIGINT; also a declined
     /// `delete` confirmation.
     case canceled = 130

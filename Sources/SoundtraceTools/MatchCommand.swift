@@ -37,7 +37,8 @@ struct MatchCommand {
 
         exit status: 0 when every file was read or the session ended with a match or no match,
         2 for a wrong command line, 3 when the catalog or a file could not be used, 4 when the
-        capture device failed, 130 when listening was canceled with Ctrl-C.
+        capture device failed, 7 when the results could not be written (a full disk), 130 when
+        listening was canceled with Ctrl-C.
         """
 
     let console: Console
@@ -112,6 +113,8 @@ struct MatchCommand {
             } else {
                 console.print(line)
             }
+            // What the rest would print could not be written either.
+            if console.outputEnded != nil { break }
         }
         return status
     }

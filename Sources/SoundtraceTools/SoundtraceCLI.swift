@@ -1,3 +1,4 @@
+import Glibc
 import SoundtraceCore
 import SoundtraceProtocol
 
@@ -78,6 +79,21 @@ public enum SoundtraceCLI {
     /// Runs the command line `args` (without the program name) and returns the exit status.
     /// Daemon commands read `environment` (variables, terminals, Ctrl-C); tests pass their own.
     public static func run(_ args: [String], console: Console, environment: ClientEnvironment = .process()) -> ExitCode {
+        concluding(dispatch(args, console: console, environment: environment), console: console)
+    }
+
+    /// A command's status once its output is accounted for: results that could not be written
+    /// (a full disk under `soundtrace match *.wav > results`) must not end as a success.
+    /// A reader that went away (`| head`) is no failure.
+    static func concluding(_ status: ExitCode, console: Console) -> ExitCode {
+        guard case let .failed(code) = console.outputEnded else { return status }
+        console.error(
+            "soundtrace: could not write standard output (\(String(cString: strerror(code)))): what it printed is incomplete, while what the command did stands; free space, or send the output elsewhere"
+        )
+        return status == .success ? .outputFailed : status
+    }
+
+    private static func dispatch(_ args: [String], console: Console, environment: ClientEnvironment) -> ExitCode {
         let args = movingLeadingDaemonOptions(args)
         guard let command = args.first else {
             console.error(usage)

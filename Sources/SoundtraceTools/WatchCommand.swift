@@ -10,7 +10,10 @@ enum WatchCommand {
             """,
         argument: .none,
         jsonHelp: "one JSON object per line: time, state, sessionId, outcome, referenceId, title, message",
-        details: "exit status: 0 when stopped with Ctrl-C, 5 when the connection is lost, 6 when refused.",
+        details: """
+            exit status: 0 when stopped with Ctrl-C, 5 when the connection is lost, 6 when refused,
+            7 when the lines cannot be written.
+            """,
         body: run)
 
     private static func run(_ c: DaemonContext) throws(ClientError) -> ExitCode {
@@ -29,6 +32,8 @@ enum WatchCommand {
                         : line.text(time: c.environment.clock.wallMilliseconds(), style: c.style))
             }
             previous = line
+            // Nobody reads on (`watch | grep -m1 match`), or the output cannot be kept: stop.
+            if c.console.outputEnded != nil { return .success }
             if try client.waitForStateChange(interrupt: interrupt) == .interrupted { return .success }
         }
     }

@@ -9,12 +9,12 @@ func converse(
     _ steps: [FakeDaemon.Step], _ args: [String], greeting: String = ProtocolText.greeting,
     variables: [String: String] = [:], stdinIsTerminal: Bool = false, stdoutIsTerminal: Bool = false,
     answer: String? = nil, interrupt: InterruptSignal = InterruptSignal(), limits: ProtocolClient.Limits = DaemonRun.testLimits,
-    sourceLocation: SourceLocation = #_sourceLocation
+    console: Console? = nil, sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> (run: DaemonRun, received: [String]) {
     let daemon = try FakeDaemon(greeting: greeting, steps)
     let run = DaemonRun(
         args, port: daemon.port, variables: variables, stdinIsTerminal: stdinIsTerminal,
-        stdoutIsTerminal: stdoutIsTerminal, answer: answer, interrupt: interrupt, limits: limits)
+        stdoutIsTerminal: stdoutIsTerminal, answer: answer, interrupt: interrupt, limits: limits, console: console)
     daemon.stop()
     #expect(daemon.problems.isEmpty, "script not followed: \(daemon.problems); stderr: \(run.err)", sourceLocation: sourceLocation)
     return (run, daemon.received)

@@ -114,14 +114,14 @@ struct DaemonRun {
     init(
         _ args: [String], port: Int? = nil, variables: [String: String] = [:], stdinIsTerminal: Bool = false,
         stdoutIsTerminal: Bool = false, answer: String? = nil, interrupt: InterruptSignal = InterruptSignal(),
-        limits: ProtocolClient.Limits = DaemonRun.testLimits
+        limits: ProtocolClient.Limits = DaemonRun.testLimits, console given: Console? = nil
     ) {
         final class Box: @unchecked Sendable {
             var out = ""
             var err = ""
         }
         let box = Box()
-        let console = Console(isInteractive: false, out: { box.out += $0 }, err: { box.err += $0 })
+        let console = given ?? Console(isInteractive: false, out: { box.out += $0 }, err: { box.err += $0 })
         var variables = variables
         if let port, variables["SOUNDTRACE_PORT"] == nil { variables["SOUNDTRACE_PORT"] = String(port) }
         var environment = ClientEnvironment(
