@@ -79,6 +79,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
             seen[key] = number
             guard !value.isEmpty else { throw fail("'\(key)' has no value; expected \(known.form)") }
             guard !value.unicodeScalars.contains(where: { $0.value < 0x20 }) else { throw fail("'\(key)' contains control characters") }
+            // A comment after the value would otherwise become part of it: `device = hw:1 # USB mic`
+            // names no device, and the daemon would only say so at the first session.
+            if let kept = value.beforeTrailingComment {
+                throw fail(
+                    "'\(key)' = '\(value)' ends in a comment, which would be read as part of the value; a comment takes a line of its own, starting with '#' (keep '\(kept)' here)"
+                )
+            }
             func integer(_ range: ClosedRange<Int>) throws(Invalid) -> Int {
                 guard let n = Int(value), range.contains(n) else {
                     throw fail("'\(key)' must be a whole number in \(range.lowerBound)–\(range.upperBound), got '\(value)'")
@@ -211,6 +218,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
 }
 
 extension StringProtocol {
+    /// What stands before a '#' that follows a space (a comment written after a value), or nil.
+    /// (A tab inside a value is refused before this, as a control character.)
+    fileprivate var beforeTrailingComment: String? {
+        let scalars = Array(unicodeScalars)
+        for index in scalars.indices.dropFirst() where scalars[index] == "#" && scalars[index - 1] == " " {
+            return String(String.UnicodeScalarView(scalars[..<index])).trimmingWhitespace()
+        }
+        return nil
+    }
+
     fileprivate func trimmingWhitespace() -> String {
         var scalars = Substring(self)
         while let first = scalars.first, first == " " || first == "\t" || first == "\r" { scalars = scalars.dropFirst() }

@@ -51,6 +51,13 @@ import Testing
         ("bind = 10.0.0.1\u{301}", "c.conf:1: 'bind' must be an IPv4 address, ::1, :: or localhost, got '10.0.0.1\u{301}'"),
         ("gpio = maybe", "c.conf:1: 'gpio' must be yes or no, got 'maybe'"),
         ("device =", "c.conf:1: 'device' has no value; expected ALSA capture device"),
+        (
+            "device = hw:1 # the USB microphone",
+            "c.conf:1: 'device' = 'hw:1 # the USB microphone' ends in a comment, which would be read as part of the value; a comment takes a line of its own, starting with '#' (keep 'hw:1' here)"
+        ),
+        ("window_seconds = 10   ## ten seconds", "c.conf:1: 'window_seconds' = '10   ## ten seconds' ends in a comment"),
+        // Not before a number or a name: only a '#' after a space starts a comment.
+        ("port = 7000#", "c.conf:1: 'port' must be a whole number in 1–65535, got '7000#'"),
         ("\n\nbind = 192.168.1.5", "c.conf: bind = 192.168.1.5 reaches the network, which needs a token: set token_file"),
         ("line_timeout_seconds = 0", "c.conf:1: 'line_timeout_seconds' must be a whole number in 1–3600, got '0'"),
         // One slot is kept for this machine: a LAN bind needs at least one more.
