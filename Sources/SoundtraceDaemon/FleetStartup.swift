@@ -19,9 +19,7 @@ enum FleetStartup {
         options.willPayload = "offline"
         // One byte more than a command may have, so that a longer one is refused rather than cut.
         options.messageBytesKept = FleetCommand.maximumPayloadBytes + 1
-        if let ca = settings.tlsCAFile, access(ca, R_OK) != 0 {
-            throw DaemonStartup.Failure(description: "cannot read mqtt_tls_ca_file \(ca): \(String(cString: strerror(errno)))")
-        }
+        if let ca = settings.tlsCAFile { try checkCertificateFile(ca) }
         do {
             let client = try MosquittoClient(options)
             return (FleetLink(topics: topics, discovery: settings.discovery), client)
@@ -48,6 +46,35 @@ enum FleetStartup {
             throw DaemonStartup.Failure(description: "mqtt_password_file \(path) must hold the password as UTF-8 text on its first line")
         }
         return text
+    }
+
+    /// The CA file must hold a certificate in PEM form. libmosquitto reads it only at the first
+    /// connection, and OpenSSL then reports a wrong file as a failed handshake ("is the broker's
+    /// certificate signed by the CA?"), which sends the owner to check the wrong thing.
+    static func checkCertificateFile(_ path: String) throws(DaemonStartup.Failure) {
+        let limit = 4 << 20
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path: path, limit: limit)
+        } catch {
+            switch error {
+            case let .system(_, reason):
+                throw DaemonStartup.Failure(
+                    description: "cannot read mqtt_tls_ca_file \(path): \(reason); it must be readable by the soundtrace user")
+            case .tooLarge:
+                throw DaemonStartup.Failure(description: "mqtt_tls_ca_file \(path) is larger than a CA certificate file can be (4 MiB)")
+            }
+        }
+        let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
+        let holdsCertificate =
+            bytes.count >= marker.count
+            && (0...(bytes.count - marker.count)).contains { bytes[$0..<($0 + marker.count)].elementsEqual(marker) }
+        guard holdsCertificate else {
+            throw DaemonStartup.Failure(
+                description:
+                    "mqtt_tls_ca_file \(path) holds no certificate in PEM form (no '-----BEGIN CERTIFICATE-----' line); give the CA certificate that signed the broker's, as PEM (`openssl x509 -inform der -in ca.der -out ca.pem` converts a DER file)"
+            )
+        }
     }
 
     private static func hostname() -> String {
