@@ -20,6 +20,8 @@ import Testing
         /// Used instead of `microphone` when set.
         var otherMicrophone: (any AudioSource)?
         var timing = HardwareCheck.Timing()
+        /// How the microphone's open gets its thread, when not the usual way.
+        var launchOpen: (@Sendable (@escaping @Sendable () -> Void) -> Bool)?
 
         static func tone(amplitude: Double, count: Int) -> [Int16] {
             (0..<count).map { Int16(amplitude * sin(2 * Double.pi * 440 * Double($0) / 8000)) }
@@ -29,7 +31,7 @@ import Testing
             var configuration = DaemonConfiguration()
             configuration.gpio = gpio
             configuration.device = "scripted"
-            let environment = HardwareCheck.Environment(
+            var environment = HardwareCheck.Environment(
                 openLines: { _ throws(GPIOFault) in
                     if let fault = self.openFault { throw fault }
                     return self.lines
@@ -46,6 +48,7 @@ import Testing
                     }
                 },
                 print: { self.output += $0 })
+            if let launchOpen { environment.launchOpen = launchOpen }
             return HardwareCheck(configuration: configuration, environment: environment, timing: timing).run()
         }
     }
@@ -130,5 +133,14 @@ import Testing
         device.answer()
         #expect(device.waitUntilClosed(seconds: 10))
         #expect(device.opens == 1 && device.closes == 1)
+    }
+
+    @Test func withNoThreadForTheOpenTheMicrophoneIsOpenedHere() {
+        let rig = Rig()
+        rig.launchOpen = { _ in false }
+        rig.edges = [ButtonEdge(pressed: true, at: 6000), ButtonEdge(pressed: false, at: 6200)]
+        #expect(rig.run() == 0)
+        #expect(rig.output.contains("   ok: RMS -9.0 dBFS, peak -6.0 dBFS\n"), "\(rig.output)")
+        #expect(rig.microphone.closed >= 1)
     }
 }
