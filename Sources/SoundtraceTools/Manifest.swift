@@ -42,7 +42,12 @@ public struct Manifest: Sendable, Equatable {
             bytes = try FileBytes.read(path: path, limit: maximumBytes)
         } catch {
             switch error {
-            case .tooLarge: throw Invalid(path: path, problem: "is larger than \(maximumBytes) bytes")
+            case .tooLarge:
+                throw Invalid(
+                    path: path,
+                    problem:
+                        "is larger than a manifest can be (\(maximumBytes >> 20) MiB; one of \(maximumReferences) recordings is about 1 MB); check that --manifest names the manifest, not a recording or a catalog"
+                )
             case .system(code: ENOENT, _), .system(code: ENOTDIR, _):
                 throw Invalid(path: path, problem: "does not exist; pass --manifest PATH or create it (see docs/CATALOG.md)")
             case .system(code: EISDIR, _):

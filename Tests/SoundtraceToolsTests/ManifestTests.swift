@@ -57,6 +57,20 @@ import Testing
         }
     }
 
+    @Test func aFileTooLargeToBeAManifestIsRefusedWithWhatToCheck() throws {
+        // A catalog or a recording passed as --manifest by mistake.
+        let path = NSTemporaryDirectory() + "manifest-too-large-\(UUID().uuidString).json"
+        try Data(count: Manifest.maximumBytes + 1).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(
+            throws: Manifest.Invalid(
+                path: path,
+                problem:
+                    "is larger than a manifest can be (4 MiB; one of 4096 recordings is about 1 MB); check that --manifest names the manifest, not a recording or a catalog"
+            )
+        ) { try Manifest.load(path: path) }
+    }
+
     /// Built afresh at each use: a `Data` kept alive in a static is reported as leaked by
     /// LeakSanitizer at exit (scripts/sanitizers.sh address), which does not find its storage.
     static var bad: [(String, Data, String)] {
