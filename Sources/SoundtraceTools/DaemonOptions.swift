@@ -56,7 +56,25 @@ struct DaemonOptions {
         guard !text.isEmpty, text.utf8.count <= 253, plain, !text.hasPrefix("-") else {
             throw .init(description: "\(source) needs a host name or address such as 127.0.0.1 or soundtrace.local, not '\(text)'")
         }
-        return text
+        // An IPv6 address as URLs write it, "[fe80::1]", is that address; a port written after a
+        // host ("box.local:7000", "[::1]:7000") would otherwise be looked up as part of its name.
+        var host = Substring(text)
+        var port: Substring?
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            let rest = host[host.index(after: close)...]
+            host = host[host.index(after: host.startIndex)..<close]
+            if rest.hasPrefix(":") { port = rest.dropFirst() } else if !rest.isEmpty { port = rest }
+        } else if host.firstIndex(of: ":") == host.lastIndex(of: ":"), let colon = host.firstIndex(of: ":") {
+            port = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        guard !host.isEmpty, port?.isEmpty != true else {
+            throw .init(description: "\(source) needs a host name or address such as 127.0.0.1 or soundtrace.local, not '\(text)'")
+        }
+        guard let port else { return String(host) }
+        let portOption = source == "--host" ? "--port" : "SOUNDTRACE_PORT"
+        throw .init(
+            description: "\(source) names a port too ('\(text)'); give the host alone and the port with \(portOption): \(host) and \(port)")
     }
 
     private static func port(_ text: String, from source: String) throws(Arguments.UsageError) -> Int {

@@ -35,6 +35,16 @@ import Testing
         #expect(run.out.isEmpty)
     }
 
+    @Test func anIPv6AddressInBracketsIsThatAddress() {
+        // As URLs write it. Whether this machine has IPv6 or not, the address is tried, not looked
+        // up as a name ("[::1]").
+        let port = Self.closedPort()
+        let run = DaemonRun(["status", "--host", "[::1]", "--port", String(port)])
+        #expect(run.status == .unreachable)
+        #expect(run.err.hasPrefix("soundtrace status: cannot reach soundtraced at [::1]:\(port): "), "\(run.err)")
+        #expect(!run.err.contains("cannot resolve"), "\(run.err)")
+    }
+
     @Test func hostAndPortComeFromTheEnvironment() throws {
         let daemon = try FakeDaemon([("ping", "OK\n")])
         let run = DaemonRun(["ping"], variables: ["SOUNDTRACE_HOST": "localhost", "SOUNDTRACE_PORT": String(daemon.port)])

@@ -45,6 +45,16 @@ import Testing
         (["status", "--host", ""], "soundtrace status: --host needs a value, not an empty one"),
         (["status", "--host", "a b"], "soundtrace status: --host needs a host name or address"),
         (
+            ["status", "--host", "box.local:7000"],
+            "soundtrace status: --host names a port too ('box.local:7000'); give the host alone and the port with --port: box.local and 7000"
+        ),
+        (["status", "--host", "[]"], "soundtrace status: --host needs a host name or address"),
+        (["status", "--host", "box:"], "soundtrace status: --host needs a host name or address"),
+        (
+            ["status", "--host", "[::1]:7000"],
+            "soundtrace status: --host names a port too ('[::1]:7000'); give the host alone and the port with --port: ::1 and 7000"
+        ),
+        (
             ["status", "--token-file", "/nonexistent/token"],
             "soundtrace status: --token-file: cannot read token file /nonexistent/token: no such file or directory"
         ),
@@ -61,6 +71,10 @@ import Testing
     @Test(arguments: [
         (["SOUNDTRACE_PORT": "66000"], "soundtrace ping: SOUNDTRACE_PORT needs a port number from 1 to 65535"),
         (["SOUNDTRACE_HOST": "-evil"], "soundtrace ping: SOUNDTRACE_HOST needs a host name or address"),
+        (
+            ["SOUNDTRACE_HOST": "box:7000"],
+            "soundtrace ping: SOUNDTRACE_HOST names a port too ('box:7000'); give the host alone and the port with SOUNDTRACE_PORT: box and 7000"
+        ),
         (
             ["SOUNDTRACE_TOKEN": "two\nlines"],
             "soundtrace ping: SOUNDTRACE_TOKEN: the token cannot be sent: an argument holds a control character"
