@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import SoundtracePlatform
 
 /// Where a command writes: standard output for results, standard error for progress and errors.
 /// Tests capture both.
@@ -9,7 +9,7 @@ public final class Console: @unchecked Sendable {
     /// True when standard error is a terminal, so progress may redraw a line.
     public let isInteractive: Bool
     /// How writing the output ended early, if it did (`Console.writing`); nothing more is written.
-    private let outputEnd = Mutex<OutputEnd?>(nil)
+    private let outputEnd = Guarded<OutputEnd?>(nil)
     /// The descriptor results are written to, when this console notes how its output ended.
     private let outDescriptor: Int32?
 

@@ -12,14 +12,14 @@ import Synchronization
 /// by its own thread when it returns. Cancellation comes from another thread through `cancel()`.
 final class LiveSession: @unchecked Sendable {
     // @unchecked: only `cancel()` is called from another thread; it touches an atomic, the
-    // `opening` mutex, the pending open's `interrupt()` and the source's `wake()`, all documented
+    // `opening` lock, the pending open's `interrupt()` and the source's `wake()`, all documented
     // as thread-safe. Everything else runs on the thread that called `run`.
     private let source: AudioSource
     private let catalog: Catalog
     private let settings: SessionSettings
     private let cancelRequested = Atomic<Bool>(false)
     /// The open under way, for `cancel()` to interrupt; `canceled` set first means none may start.
-    private let opening = Mutex<(pending: BoundedDeviceOpen?, canceled: Bool)>((nil, false))
+    private let opening = Guarded<(pending: BoundedDeviceOpen?, canceled: Bool)>((nil, false))
     private let openBoundMilliseconds: Int
     private let launchOpen: @Sendable (@escaping @Sendable () -> Void) -> Bool
     /// Injectable so that tests can pass a stalled device's deadline without waiting.

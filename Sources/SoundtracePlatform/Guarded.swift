@@ -6,11 +6,13 @@ import Glibc
 /// futexes inside a library built without ThreadSanitizer's instrumentation, so TSan (part of CI:
 /// `make test-tsan`) saw none of its ordering and reported every access to the state from two
 /// threads as a race. A pthread mutex, which TSan intercepts, keeps the race checks meaningful.
-final class Guarded<Value> {
+/// Every lock of the appliance and the CLI is one of these (`make lint` refuses a
+/// `Synchronization.Mutex` in Sources/).
+public final class Guarded<Value> {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 
-    init(_ value: Value) {
+    public init(_ value: Value) {
         self.value = value
         pthread_mutex_init(mutex, nil)
     }
@@ -22,7 +24,7 @@ final class Guarded<Value> {
 
     /// Runs `body` on the value while holding the lock. Not reentrant: a `withLock` inside `body`
     /// waits forever.
-    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
