@@ -55,7 +55,7 @@ SWIFT_SOURCES := Sources Tests Package.swift
 lint:
 	swift format lint --strict --recursive $(SWIFT_SOURCES)
 	@# A Synchronization.Mutex locks where ThreadSanitizer cannot see it (Sources/SoundtracePlatform/Guarded.swift).
-	@if grep -rn --include='*.swift' -E '\bMutex<' Sources; then echo "lint: use Guarded, not Synchronization.Mutex (ThreadSanitizer cannot see its lock)" >&2; exit 1; fi
+	@if grep -rn --include='*.swift' -E '\bMutex *[<(]' Sources Tests; then echo "lint: use Guarded (or an Atomic), not Synchronization.Mutex: ThreadSanitizer cannot see its lock" >&2; exit 1; fi
 
 format:
 	swift format format --in-place --recursive $(SWIFT_SOURCES)

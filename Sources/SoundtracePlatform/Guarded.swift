@@ -6,8 +6,8 @@ import Glibc
 /// futexes inside a library built without ThreadSanitizer's instrumentation, so TSan (part of CI:
 /// `make test-tsan`) saw none of its ordering and reported every access to the state from two
 /// threads as a race. A pthread mutex, which TSan intercepts, keeps the race checks meaningful.
-/// Every lock of the appliance and the CLI is one of these (`make lint` refuses a
-/// `Synchronization.Mutex` in Sources/).
+/// Every lock of the appliance, the CLI and their tests is one of these (`make lint` refuses a
+/// `Synchronization.Mutex` in Sources/ and Tests/).
 public final class Guarded<Value> {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value

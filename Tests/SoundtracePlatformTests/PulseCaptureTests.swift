@@ -3,7 +3,6 @@ import Glibc
 import SoundtraceCore
 import SoundtracePlatform
 import SoundtraceTestSupport
-import Synchronization
 import Testing
 
 /// Capture in real time from a PulseAudio null sink's monitor, read through ALSA's `pulse` PCM:
@@ -147,7 +146,7 @@ import Testing
         #expect(try source.read(timeoutMilliseconds: 300) == .timeout)
 
         let reader = try ReaderThread.current()
-        let woke = Mutex<(at: ContinuousClock.Instant, sawBlocked: Bool)?>(nil)
+        let woke = Guarded<(at: ContinuousClock.Instant, sawBlocked: Bool)?>(nil)
         let waker = Thread {
             // Wake only once the reader is inside poll(), so the wake interrupts a blocked read.
             let blocked = reader.waitUntilBlockedInPoll(seconds: 10)

@@ -7,17 +7,19 @@ import Synchronization
 /// server accepts the connection and never answers. Counts its opens and closes for the tests,
 /// which may read them from any thread.
 public final class UnansweringDevice: AudioSource, @unchecked Sendable {
-    // @unchecked: the counts live in a Mutex and the signals are semaphores.
+    // @unchecked: the counts are atomics and the signals are semaphores. Not a `Mutex`: its lock
+    // is a futex ThreadSanitizer does not see (Sources/SoundtracePlatform/Guarded.swift).
     public let device = "unanswering"
     private let gate = DispatchSemaphore(value: 0)
     private let opening = DispatchSemaphore(value: 0)
     private let closing = DispatchSemaphore(value: 0)
-    private let counts = Mutex<(opens: Int, closes: Int)>((0, 0))
+    private let openCount = Atomic<Int>(0)
+    private let closeCount = Atomic<Int>(0)
 
     public init() {}
 
-    public var opens: Int { counts.withLock { $0.opens } }
-    public var closes: Int { counts.withLock { $0.closes } }
+    public var opens: Int { openCount.load(ordering: .acquiring) }
+    public var closes: Int { closeCount.load(ordering: .acquiring) }
 
     /// Lets one pending or future open return.
     public func answer() { gate.signal() }
@@ -29,7 +31,7 @@ public final class UnansweringDevice: AudioSource, @unchecked Sendable {
     public func waitUntilClosed(seconds: Int) -> Bool { closing.wait(timeout: .now() + .seconds(seconds)) == .success }
 
     public func open(preferredRate: Int) throws(CaptureFault) -> CaptureFormat {
-        counts.withLock { $0.opens += 1 }
+        openCount.wrappingAdd(1, ordering: .releasing)
         opening.signal()
         gate.wait()
         return CaptureFormat(sampleRate: preferredRate, deviceChannels: 1, deviceFormat: "S16_LE, 1 ch, \(preferredRate) Hz")
@@ -43,7 +45,7 @@ public final class UnansweringDevice: AudioSource, @unchecked Sendable {
     public func wake() {}
 
     public func close() {
-        counts.withLock { $0.closes += 1 }
+        closeCount.wrappingAdd(1, ordering: .releasing)
         closing.signal()
     }
 }
