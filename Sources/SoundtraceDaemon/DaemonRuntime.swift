@@ -19,14 +19,8 @@ public enum DaemonRuntime {
             writeStderr("soundtraced: \(error)\n\n\(DaemonOptions.usage)\n")
             return 2
         }
-        if options.showHelp {
-            writeStdout(DaemonOptions.usage + "\n")
-            return 0
-        }
-        if options.showVersion {
-            writeStdout("soundtraced \(SoundtraceVersion.current) (protocol \(ProtocolText.version))\n")
-            return 0
-        }
+        if options.showHelp { return printed(DaemonOptions.usage + "\n") }
+        if options.showVersion { return printed("soundtraced \(SoundtraceVersion.current) (protocol \(ProtocolText.version))\n") }
         if options.checkHardware { return checkHardware(options) }
 
         // Signals are taken through a signalfd; they must be blocked before any thread starts so
@@ -234,6 +228,7 @@ public enum DaemonRuntime {
             DaemonLog.error("\(error)")
             return 1
         }
+        let report = DescriptorOutput(descriptor: STDOUT_FILENO)
         let environment = HardwareCheck.Environment(
             openLines: { names throws(GPIOFault) in try GPIOPanelLines.open(names) },
             makeSource: { ALSAAudioSource(device: $0) },
@@ -242,18 +237,33 @@ public enum DaemonRuntime {
                 var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 _ = poll(&entry, 1, Int32(clamping: milliseconds))
             },
-            print: { writeStdout($0) })
-        return HardwareCheck(configuration: configuration, environment: environment).run()
+            print: { report.write($0) })
+        let status = HardwareCheck(configuration: configuration, environment: environment).run()
+        // A report lost to a full disk (`--check-hardware > report.txt`) must not end as a pass.
+        guard case let .failed(code) = report.ended else { return status }
+        return outputFailed(code, status: status, then: " and run the check again")
+    }
+
+    /// Exit status 7: what was asked for could not be written to standard output (a full disk, an
+    /// I/O error), said on standard error; a status that already says a failure is kept. A reader
+    /// that went away (EPIPE) is no failure.
+    static let outputFailedStatus: Int32 = 7
+
+    private static func printed(_ text: String) -> Int32 {
+        let code = DescriptorOutput.writeAll(text, to: STDOUT_FILENO)
+        return code == 0 || code == EPIPE ? 0 : outputFailed(code, status: 0, then: "")
+    }
+
+    private static func outputFailed(_ code: Int32, status: Int32, then: String) -> Int32 {
+        writeStderr(
+            "soundtraced: could not write standard output (\(String(cString: strerror(code)))): what it printed is incomplete; free space, or send the output elsewhere\(then)\n"
+        )
+        return status == 0 ? outputFailedStatus : status
     }
 
     private static func now() -> Int64 { SystemClock.monotonicMilliseconds() }
 
-    private static func writeStdout(_ text: String) {
-        let b = Array(text.utf8)
-        _ = b.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-    }
     private static func writeStderr(_ text: String) {
-        let b = Array(text.utf8)
-        _ = b.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        _ = DescriptorOutput.writeAll(text, to: STDERR_FILENO)
     }
 }

@@ -8,33 +8,25 @@ public final class Console: @unchecked Sendable {
     private let writeErr: (String) -> Void
     /// True when standard error is a terminal, so progress may redraw a line.
     public let isInteractive: Bool
-    /// How writing the output ended early, if it did (`Console.writing`); nothing more is written.
-    private let outputEnd = Guarded<OutputEnd?>(nil)
-    /// The descriptor results are written to, when this console notes how its output ended.
-    private let outDescriptor: Int32?
+    /// The output that notes how it ended, when this console writes to a descriptor (`Console.writing`).
+    private let output: DescriptorOutput?
 
     /// Why a command's output stopped before its end.
-    public enum OutputEnd: Equatable, Sendable {
-        /// The reader went away (a closed pipe, as `soundtrace history | head -1` does): nothing is
-        /// wrong, and nobody reads the rest.
-        case readerGone
-        /// The output could not be written (a full disk, an I/O error; the `errno`): what was
-        /// meant to be kept is incomplete.
-        case failed(Int32)
-    }
+    public typealias OutputEnd = DescriptorOutput.End
 
     public init(isInteractive: Bool, out: @escaping (String) -> Void, err: @escaping (String) -> Void) {
         self.isInteractive = isInteractive
         writeOut = out
         writeErr = err
-        outDescriptor = nil
+        output = nil
     }
 
     private init(isInteractive: Bool, outDescriptor: Int32, errDescriptor: Int32) {
         self.isInteractive = isInteractive
-        writeErr = { _ = Self.write($0, to: errDescriptor) }
-        writeOut = { _ in }
-        self.outDescriptor = outDescriptor
+        let output = DescriptorOutput(descriptor: outDescriptor)
+        self.output = output
+        writeOut = { output.write($0) }
+        writeErr = { _ = DescriptorOutput.writeAll($0, to: errDescriptor) }
     }
 
     /// The process's own standard output and error.
@@ -49,32 +41,9 @@ public final class Console: @unchecked Sendable {
     }
 
     /// How the output ended early, or nil while all of it was written.
-    public var outputEnded: OutputEnd? { outputEnd.withLock { $0 } }
+    public var outputEnded: OutputEnd? { output?.ended }
 
-    /// All of `text`, across partial writes and signals; 0, or the `errno` that stopped it.
-    private static func write(_ text: String, to descriptor: Int32) -> Int32 {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard let start = bytes.baseAddress else { return 0 }
-            var done = 0
-            while done < bytes.count {
-                let written = Glibc.write(descriptor, start + done, bytes.count - done)
-                if written < 0, errno == EINTR { continue }
-                if written < 0 { return errno }
-                if written == 0 { return EIO }
-                done += written
-            }
-            return 0
-        }
-    }
-
-    public func print(_ line: String) {
-        guard let outDescriptor else { return writeOut(line + "\n") }
-        guard outputEnded == nil else { return }
-        let failure = Self.write(line + "\n", to: outDescriptor)
-        guard failure != 0 else { return }
-        outputEnd.withLock { $0 = $0 ?? (failure == EPIPE ? .readerGone : .failed(failure)) }
-    }
+    public func print(_ line: String) { writeOut(line + "\n") }
     public func error(_ line: String) { writeErr(line + "\n") }
     /// A question on standard error, left open for the answer on the same line.
     public func prompt(_ question: String) { writeErr(question) }

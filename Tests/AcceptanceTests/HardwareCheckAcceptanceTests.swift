@@ -60,6 +60,29 @@ extension HardwareCheckAcceptanceTests {
         #expect(ContinuousClock.now - started < .seconds(15))
     }
 
+    @Test func aReportThatCannotBeWrittenIsNoPassAndSaysWhy() throws {
+        // Every step passes (GPIO skipped, a microphone that hears music): 0 with a report, 7 without.
+        let kept = try check(["--device", "st_acc_ref_a", "--no-gpio"])
+        #expect(kept.status == 0, "\(kept.output)")
+        let base = mics.directory + "/check-full-\(UUID().uuidString.prefix(8))"
+        for arguments in [["--check-hardware", "--config", "/dev/null", "--device", "st_acc_ref_a", "--no-gpio"], ["--version"], ["--help"]]
+        {
+            let child = try ChildProcess(
+                path: DaemonProcess.binary, arguments: arguments, environment: mics.environment, stdout: "/dev/full", stderr: base + ".err")
+            #expect(child.waitForExit() == 7, "\(arguments)")
+            let said = (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""
+            #expect(said.contains("soundtraced: could not write standard output (No space left on device)"), "\(arguments): \(said)")
+        }
+        // A failed step keeps its own status.
+        let child = try ChildProcess(
+            path: DaemonProcess.binary,
+            arguments: ["--check-hardware", "--config", "/dev/null", "--device", "st_no_such_device", "--no-gpio"],
+            environment: mics.environment, stdout: "/dev/full", stderr: base + ".err")
+        #expect(child.waitForExit() == 1)
+        let said = (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""
+        #expect(said.contains("run the check again"), "\(said)")
+    }
+
     @Test func withGPIOWantedButNoChipTheDaemonSaysWhyAndServesOnTheConsole() throws {
         try #require(GPIOChips.none, "this test expects a machine without /dev/gpiochip*")
         let state = DaemonProcess.stateDirectory("nogpio")
