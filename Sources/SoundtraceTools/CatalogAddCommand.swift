@@ -147,6 +147,7 @@ struct CatalogAddCommand {
         if let licenceProblem = SPDXLicense.problem(r.license) {
             return .failure(Problem(message: "--license: \(licenceProblem)"))
         }
+        if let problem = Self.optionProblem(r) { return .failure(Problem(message: problem)) }
         if manifest.references.contains(where: { $0.id == r.id }) {
             return .failure(
                 Problem(
@@ -230,6 +231,24 @@ struct CatalogAddCommand {
             if let copyTo { unlink(copyTo) }
             return .failure(Problem(message: "\(error)"))
         }
+    }
+
+    /// What the manifest would refuse in the options' text, said in the options' terms and found
+    /// before the recording is read and matched (which takes seconds).
+    static func optionProblem(_ r: Request) -> String? {
+        for (option, field, value) in [
+            ("--title", "title", r.title), ("--creator", "creator", r.creator), ("--license", "license", r.license)
+        ] {
+            if value.unicodeScalars.allSatisfy(\.properties.isWhitespace) { return "\(option) needs a value, not only spaces" }
+            if let problem = Manifest.textProblem(value, field: field) { return "\(option) \(problem)" }
+        }
+        guard r.metadata.count <= 32 else { return "--meta was given \(r.metadata.count) times; at most 32" }
+        for (number, entry) in zip(1..., r.metadata) {
+            // Named by position: a key with a control character is not echoed to the terminal.
+            guard entry.key.count <= 64 else { return "--meta #\(number): a key is 1–64 characters, this one \(entry.key.count)" }
+            if let problem = Manifest.metadataProblem(key: entry.key, value: entry.value) { return "--meta #\(number) \(problem)" }
+        }
+        return nil
     }
 
     /// The manifest's reference whose recording has these bytes: recordings added since the last

@@ -105,16 +105,7 @@ public struct Manifest: Sendable, Equatable {
                 guard case let .string(s) = value, !s.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
                     throw fail("\(label): \"\(field)\" must be a non-empty string")
                 }
-                if let limit = limits[field], s.count > limit {
-                    throw fail("\(label): \"\(field)\" is \(s.count) characters; at most \(limit)")
-                }
-                guard !s.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                    throw fail("\(label): \"\(field)\" contains control characters")
-                }
-                if let override = s.unicodeScalars.first(where: Self.reordersText) {
-                    throw fail(
-                        "\(label): \"\(field)\" contains \(Self.codePoint(override)), which reorders how the text around it is shown")
-                }
+                if let problem = textProblem(s, field: field) { throw fail("\(label): \"\(field)\" \(problem)") }
                 return s
             }
             let title = try text("title")
@@ -133,15 +124,7 @@ public struct Manifest: Sendable, Equatable {
                     guard case let .string(value)? = dictionary[key] else {
                         throw fail("\(label): metadata \"\(key)\" must be a string (quote numbers)")
                     }
-                    guard value.count <= 500 else { throw fail("\(label): metadata \"\(key)\" is longer than 500 characters") }
-                    guard !(key + value).unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                        throw fail("\(label): metadata \"\(key)\" contains control characters")
-                    }
-                    if let override = (key + value).unicodeScalars.first(where: Self.reordersText) {
-                        throw fail(
-                            "\(label): metadata \"\(key)\" contains \(Self.codePoint(override)), which reorders how the text around it is shown"
-                        )
-                    }
+                    if let problem = metadataProblem(key: key, value: value) { throw fail("\(label): metadata \"\(key)\" \(problem)") }
                     metadata.append(.init(key: key, value: value))
                 }
             }
@@ -151,6 +134,28 @@ public struct Manifest: Sendable, Equatable {
                     sourceFile: source, metadata: metadata))
         }
         return Manifest(path: path, version: version, references: references)
+    }
+
+    /// What is wrong with a non-empty text field's value (too long, a control character, a
+    /// character that reorders text), said after the field's name; nil when it may be kept.
+    /// `catalog add` asks the same of its options before it does anything.
+    static func textProblem(_ value: String, field: String) -> String? {
+        if let limit = limits[field], value.count > limit { return "is \(value.count) characters; at most \(limit)" }
+        return characterProblem(value)
+    }
+
+    /// The same for one metadata entry (its key is 1–64 characters, checked apart).
+    static func metadataProblem(key: String, value: String) -> String? {
+        guard value.count <= 500 else { return "is longer than 500 characters" }
+        return characterProblem(key + value)
+    }
+
+    private static func characterProblem(_ text: String) -> String? {
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return "contains control characters" }
+        if let override = text.unicodeScalars.first(where: reordersText) {
+            return "contains \(codePoint(override)), which reorders how the text around it is shown"
+        }
+        return nil
     }
 
     /// An integral number (`1` or `1.0`), not a string or a boolean.

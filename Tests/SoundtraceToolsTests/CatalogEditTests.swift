@@ -117,7 +117,14 @@ import Testing
         (["--license", "MyOwnTerms"], "LicenseRef-"),
         (["--license", "CC-BY-4.0 AND"], "ends where a licence identifier"),
         (["--id", "Bad_Id"], "--id 'Bad_Id': an id is 3–64 characters"),
-        (["--id", "harbor-lights-piano"], "already has a reference 'harbor-lights-piano'")
+        (["--id", "harbor-lights-piano"], "already has a reference 'harbor-lights-piano'"),
+        // Text the manifest would refuse, said in the options' terms.
+        (["--title", "Harbor\nLights"], "--title contains control characters"),
+        (["--title", String(repeating: "a", count: 201)], "--title is 201 characters; at most 200"),
+        (["--creator", "   "], "--creator needs a value, not only spaces"),
+        (["--creator", "A\u{202E}B"], "--creator contains U+202E, which reorders"),
+        (["--meta", "key=a\u{7}b"], "--meta #1 contains control characters"),
+        (["--meta", String(repeating: "k", count: 65) + "=v"], "--meta #1: a key is 1–64 characters, this one 65")
     ])
     func badFieldsAreRefusedBeforeAnythingIsWritten(change: [String], message: String) throws {
         let s = try Scratch()
@@ -128,6 +135,9 @@ import Testing
         let run = s.add(s.audio("summit-banners-brass"), fields.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] })
         #expect(run.status == .inputError && run.err.contains(message), "\(run.err)")
         #expect(try s.manifestText() == before)
+        // Found before the recording is read: a missing file is not what is reported.
+        let missing = s.add(s.dir + "/missing.wav", fields.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] })
+        #expect(missing.status == .inputError && missing.err.contains(message), "\(missing.err)")
     }
 
     @Test func tooShortOrSilentFilesAreRefused() throws {
