@@ -52,25 +52,27 @@ struct DaemonOptions {
     }
 
     private static func host(_ text: String, from source: String) throws(Arguments.UsageError) -> String {
+        let notAHost = Arguments.UsageError(
+            description: "\(source) needs a host name or address such as 127.0.0.1 or soundtrace.local, not '\(text)'")
         let plain = text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
-        guard !text.isEmpty, text.utf8.count <= 253, plain, !text.hasPrefix("-") else {
-            throw .init(description: "\(source) needs a host name or address such as 127.0.0.1 or soundtrace.local, not '\(text)'")
-        }
+        guard !text.isEmpty, text.utf8.count <= 253, plain, !text.hasPrefix("-") else { throw notAHost }
         // An IPv6 address as URLs write it, "[fe80::1]", is that address; a port written after a
         // host ("box.local:7000", "[::1]:7000") would otherwise be looked up as part of its name.
         var host = Substring(text)
         var port: Substring?
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else {
+                throw .init(description: "\(source) '\(text)': an IPv6 address in brackets needs its closing ']', as in [fe80::1]")
+            }
             let rest = host[host.index(after: close)...]
             host = host[host.index(after: host.startIndex)..<close]
-            if rest.hasPrefix(":") { port = rest.dropFirst() } else if !rest.isEmpty { port = rest }
+            if rest.hasPrefix(":") { port = rest.dropFirst() } else if !rest.isEmpty { throw notAHost }
         } else if host.firstIndex(of: ":") == host.lastIndex(of: ":"), let colon = host.firstIndex(of: ":") {
             port = host[host.index(after: colon)...]
             host = host[..<colon]
         }
-        guard !host.isEmpty, port?.isEmpty != true else {
-            throw .init(description: "\(source) needs a host name or address such as 127.0.0.1 or soundtrace.local, not '\(text)'")
-        }
+        // A bracket left inside ("a]b", "[[::1]") is in no host name or address.
+        guard !host.isEmpty, !host.contains("["), !host.contains("]"), port?.isEmpty != true else { throw notAHost }
         guard let port else { return String(host) }
         let portOption = source == "--host" ? "--port" : "SOUNDTRACE_PORT"
         throw .init(

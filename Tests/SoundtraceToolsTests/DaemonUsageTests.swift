@@ -50,6 +50,10 @@ import Testing
         ),
         (["status", "--host", "[]"], "soundtrace status: --host needs a host name or address"),
         (["status", "--host", "box:"], "soundtrace status: --host needs a host name or address"),
+        (["status", "--host", "[::1]x"], "soundtrace status: --host needs a host name or address such as 127.0.0.1"),
+        (["status", "--host", "box]"], "soundtrace status: --host needs a host name or address such as 127.0.0.1"),
+        (["status", "--host", "[[::1]]"], "soundtrace status: --host needs a host name or address such as 127.0.0.1"),
+        (["status", "--host", "[::1"], "soundtrace status: --host '[::1': an IPv6 address in brackets needs its closing ']'"),
         (
             ["status", "--host", "[::1]:7000"],
             "soundtrace status: --host names a port too ('[::1]:7000'); give the host alone and the port with --port: ::1 and 7000"
