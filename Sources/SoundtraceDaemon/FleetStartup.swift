@@ -28,19 +28,26 @@ enum FleetStartup {
         }
     }
 
-    /// The password: the file's first line, without its line end.
-    private static func password(_ path: String) throws(DaemonStartup.Failure) -> String {
-        let bytes: [UInt8]
+    /// The bytes of the file a setting names, at most `limit`; what is wrong said with the key.
+    private static func settingFile(_ key: String, _ path: String, limit: Int, holding what: String, _ size: String) throws(DaemonStartup
+        .Failure)
+        -> [UInt8]
+    {
         do {
-            bytes = try FileBytes.read(path: path, limit: 4096)
+            return try FileBytes.read(path: path, limit: limit)
         } catch {
             switch error {
             case let .system(_, reason):
                 throw DaemonStartup.Failure(
-                    description: "cannot read mqtt_password_file \(path): \(reason); it must be readable by the soundtrace user")
-            case .tooLarge: throw DaemonStartup.Failure(description: "mqtt_password_file \(path) is larger than a password can be (4 KiB)")
+                    description: "cannot read \(key) \(path): \(reason); it must be readable by the soundtrace user")
+            case .tooLarge: throw DaemonStartup.Failure(description: "\(key) \(path) is larger than \(what) can be (\(size))")
             }
         }
+    }
+
+    /// The password: the file's first line, without its line end.
+    static func password(_ path: String) throws(DaemonStartup.Failure) -> String {
+        let bytes = try settingFile("mqtt_password_file", path, limit: 4096, holding: "a password", "4 KiB")
         let line = bytes.prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
         guard !line.isEmpty, let text = String(validating: line, as: UTF8.self) else {
             throw DaemonStartup.Failure(description: "mqtt_password_file \(path) must hold the password as UTF-8 text on its first line")
@@ -52,19 +59,7 @@ enum FleetStartup {
     /// connection, and OpenSSL then reports a wrong file as a failed handshake ("is the broker's
     /// certificate signed by the CA?"), which sends the owner to check the wrong thing.
     static func checkCertificateFile(_ path: String) throws(DaemonStartup.Failure) {
-        let limit = 4 << 20
-        let bytes: [UInt8]
-        do {
-            bytes = try FileBytes.read(path: path, limit: limit)
-        } catch {
-            switch error {
-            case let .system(_, reason):
-                throw DaemonStartup.Failure(
-                    description: "cannot read mqtt_tls_ca_file \(path): \(reason); it must be readable by the soundtrace user")
-            case .tooLarge:
-                throw DaemonStartup.Failure(description: "mqtt_tls_ca_file \(path) is larger than a CA certificate file can be (4 MiB)")
-            }
-        }
+        let bytes = try settingFile("mqtt_tls_ca_file", path, limit: 4 << 20, holding: "a CA certificate file", "4 MiB")
         let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
         let holdsCertificate =
             bytes.count >= marker.count

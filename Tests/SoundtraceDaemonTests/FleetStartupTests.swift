@@ -50,6 +50,23 @@ import Testing
         #expect(Self.refusal(huge) == "mqtt_tls_ca_file \(huge) is larger than a CA certificate file can be (4 MiB)")
     }
 
+    @Test func thePasswordIsTheFirstLineOfItsFileAndAWrongFileIsSaid() throws {
+        func read(_ path: String) -> String {
+            do { return try FleetStartup.password(path) } catch { return "refused: \(error.description)" }
+        }
+        let good = try Self.file("password", Array("s3cret pass\r\nsecond line\n".utf8))
+        let empty = try Self.file("password-empty", Array("\nsecret\n".utf8))
+        let huge = try Self.file("password-huge", [UInt8](repeating: 0x41, count: 4097))
+        defer { for path in [good, empty, huge] { unlink(path) } }
+        #expect(read(good) == "s3cret pass")
+        #expect(read(empty) == "refused: mqtt_password_file \(empty) must hold the password as UTF-8 text on its first line")
+        #expect(read(huge) == "refused: mqtt_password_file \(huge) is larger than a password can be (4 KiB)")
+        #expect(
+            read("/nonexistent/password")
+                == "refused: cannot read mqtt_password_file /nonexistent/password: No such file or directory; it must be readable by the soundtrace user"
+        )
+    }
+
     @Test func aPEMBundleIsAccepted() throws {
         // As /etc/ssl/certs/ca-certificates.crt: text around several certificates.
         let text =
