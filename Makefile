@@ -55,6 +55,8 @@ SWIFT_SOURCES := Sources Tests Package.swift
 lint:
 	swift format lint --strict --recursive $(SWIFT_SOURCES)
 	@# A Synchronization.Mutex locks where ThreadSanitizer cannot see it (Sources/SoundtracePlatform/Guarded.swift).
+	@# A document that backs a claim with a test must name one that exists.
+	scripts/check-doc-tests.py
 	@if grep -rn --include='*.swift' -E '\bMutex *[<(]' Sources Tests; then echo "lint: use Guarded (or an Atomic), not Synchronization.Mutex: ThreadSanitizer cannot see its lock" >&2; exit 1; fi
 
 format:
