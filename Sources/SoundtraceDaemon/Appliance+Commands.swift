@@ -5,13 +5,14 @@ import SoundtraceProtocol
 extension ApplianceState {
     /// The reply to `listen`: the new session as `session` would describe it.
     /// While the previous session's device is still closing, the line runs again once it has
-    /// closed (`captureClosed`): opening it meanwhile would find it busy.
+    /// closed (`captureClosed`): opening it meanwhile would find it busy. While the device is still
+    /// opening, it runs again once the open has returned or was given up.
     mutating func listen(_ client: LineServer.Client) throws(ProtocolError) -> CommandOutcome {
         if mustDeferStart {
             deferredStarts.append(.client(client.id))
             return .deferred
         }
-        let session = try startSession().get()
+        guard let session = try startSession(for: .client(client.id)).get() else { return .deferred }
         return .reply(sessionPairs(recent.last { $0.session.token == session.token } ?? SessionRecord(session: session, eventId: nil)))
     }
 

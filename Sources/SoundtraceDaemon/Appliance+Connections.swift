@@ -20,7 +20,9 @@ extension Appliance {
     /// The earliest monotonic time a delayed answer is due, if any. A method, not a property:
     /// it takes the state's lock, so it must not be called from inside `state.withLock`.
     func nextTimerDue() -> Int64? {
-        state.withLock { $0.clients.values.compactMap(\.heldUntil).min() }
+        state.withLock { state in
+            [state.clients.values.compactMap(\.heldUntil).min(), state.pendingOpen?.deadlineMonotonic].compactMap { $0 }.min()
+        }
     }
 
     /// Sends delayed answers that are due, then runs the lines that waited for them.
@@ -58,6 +60,7 @@ extension ApplianceState {
 
     mutating func fireTimers() {
         let now = environment.clock.monotonicMilliseconds()
+        endPendingOpenIfDue(now: now)
         for id in Array(clients.keys) {
             guard var state = clients[id], let due = state.heldUntil, due <= now else { continue }
             channel.send(state.heldReply, to: state.client)

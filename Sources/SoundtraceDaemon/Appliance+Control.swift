@@ -42,6 +42,7 @@ extension Appliance {
         state.withLock { state in
             state.shuttingDown = true
             _ = state.cancelSession()
+            state.dropPendingOpen()
         }
         if !runningCaptures.waitForNone(atMostMilliseconds: environment.longestCaptureCloseOnStopMilliseconds) {
             DaemonLog.warning(
@@ -75,7 +76,7 @@ extension ApplianceState {
     /// The button's start; a refusal that recorded no session is shown on the indicator.
     mutating func startFromButton() {
         let previous = engine.session?.token
-        if case let .failure(error) = startSession(), engine.session?.token == previous {
+        if case let .failure(error) = startSession(for: .button), engine.session?.token == previous {
             // No session was recorded (no catalog, shutting down), so nothing showed the reason yet.
             showIndicator(.failure, detail: error.message)
         }

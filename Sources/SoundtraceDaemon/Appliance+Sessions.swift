@@ -9,28 +9,37 @@ import SoundtraceStore
 
 extension ApplianceState {
     /// Whether a start must wait for the previous session's capture thread to close its device
-    /// (opening it again now would find it busy): nothing listens, yet that thread still runs.
-    var mustDeferStart: Bool { engine.listeningToken == nil && captureToken != nil && !shuttingDown }
+    /// (opening it again now would find it busy): nothing listens, yet that thread still runs; or
+    /// for a start's open still under way (`pendingOpen`), which the first waiting start takes up.
+    var mustDeferStart: Bool { engine.listeningToken == nil && (captureToken != nil || pendingOpen != nil) && !shuttingDown }
 
     /// Whether a session is under way for anyone asking (`status`, the console, MQTT): it
     /// listens, or it has ended and its end is still being recorded (a match's history write
     /// runs outside the lock). `idle` is said only once `session` and `history` show the outcome.
     var sessionUnderway: Bool { engine.listeningToken != nil || recent.last?.session.state == .listening }
 
-    /// Starts a session (from `listen` or the button). Refused while one listens or without a
-    /// catalog; a device that cannot be opened gives a session that failed at once.
-    mutating func startSession() -> Result<RecognitionSession, ProtocolError> {
-        func refusedBusy(_ token: SessionToken) -> Result<RecognitionSession, ProtocolError> {
+    /// Starts a session (from `listen`, the button or MQTT). Refused while one listens or without a
+    /// catalog; a device that cannot be opened gives a session that failed at once. nil when the
+    /// device is still opening: `requester` then waits first of `deferredStarts` and asks again
+    /// once the open has returned or was given up (`Appliance+DeviceOpen`).
+    mutating func startSession(for requester: DeferredStart) -> Result<RecognitionSession?, ProtocolError> {
+        func refusedBusy(_ token: SessionToken) -> Result<RecognitionSession?, ProtocolError> {
             .failure(
                 ProtocolError(
                     .busy, command: "listen",
                     "already listening (session \(token)); cancel it first (`soundtrace cancel` or the button) or wait for its result"))
         }
-        func refusedShutdown() -> Result<RecognitionSession, ProtocolError> {
+        func refusedShutdown() -> Result<RecognitionSession?, ProtocolError> {
             .failure(ProtocolError(.unavailable, command: "listen", "soundtraced is shutting down"))
         }
         if let token = engine.listeningToken { return refusedBusy(token) }
         guard !shuttingDown else { return refusedShutdown() }
+        // Another start's device is still opening (a start run again among `deferredStarts` after
+        // an earlier one opened anew): this one waits its turn rather than open the device twice.
+        if pendingOpen != nil {
+            if !deferredStarts.contains(requester) { deferredStarts.append(requester) }
+            return .success(nil)
+        }
         // Callers defer a start while the previous device closes (`mustDeferStart`).
         if let closing = captureToken { return refusedBusy(closing) }
         // The catalog's index is read from its mapped file: an fstat and its stated hash tell whether it was rewritten.
@@ -38,29 +47,40 @@ extension ApplianceState {
         guard let catalog = catalogSlot.catalog else {
             return .failure(ProtocolError(.unavailable, command: "listen", "no usable catalog: \(catalogSlot.problem ?? "none loaded")"))
         }
-        let token = SessionToken(nextToken)
-        nextToken += 1
-        if let unanswered = unansweredOpen {
-            let waited = environment.clock.monotonicMilliseconds() - unanswered.sinceMonotonic
-            return failedStart(
-                token, fault: .notAnswering(device: unanswered.device, milliseconds: Int(max(0, waited)), daemonRetries: true))
+        let token: SessionToken
+        let source: AudioSource
+        let opened: BoundedDeviceOpen.Outcome
+        let openBegan: Int64
+        if let returned = returnedOpen {
+            returnedOpen = nil
+            (token, source, opened, openBegan) = (returned.token, returned.source, returned.outcome, returned.sinceMonotonic)
+        } else {
+            token = SessionToken(nextToken)
+            nextToken += 1
+            if let unanswered = unansweredOpen {
+                let waited = environment.clock.monotonicMilliseconds() - unanswered.sinceMonotonic
+                return failedStart(
+                    token, fault: .notAnswering(device: unanswered.device, milliseconds: Int(max(0, waited)), daemonRetries: true))
+            }
+            source = environment.makeSource(environment.device)
+            openBegan = environment.clock.monotonicMilliseconds()
+            switch openDevice(source, token: token, preferredRate: catalog.parameters.sampleRate) {
+            case let .returned(outcome):
+                opened = outcome
+            case .pending:
+                deferredStarts.insert(requester, at: 0)
+                return .success(nil)
+            }
         }
-        let source = environment.makeSource(environment.device)
         let format: CaptureFormat
-        let openBegan = environment.clock.monotonicMilliseconds()
-        let opening = BoundedDeviceOpen.open(
-            source, preferredRate: catalog.parameters.sampleRate, waitingAtMost: environment.longestDeviceOpenMilliseconds,
-            launch: environment.launchOpen,
-            abandonedOpenReturned: { [weak appliance] in appliance?.abandonedOpenReturned(token) })
-        switch opening {
+        switch opened {
         case let .opened(granted):
             format = granted
         case let .failed(fault):
             source.close()
             return failedStart(token, fault: fault)
         case .stillOpening, .interrupted:
-            // The open's thread keeps the source and closes it when the open returns (nothing here interrupts it).
-            unansweredOpen = UnansweredOpen(token: token, device: source.device, sinceMonotonic: openBegan)
+            // Given up on (`unansweredOpen`): the open's thread keeps the source and closes it when the open returns.
             let waited = environment.clock.monotonicMilliseconds() - openBegan
             return failedStart(token, fault: .notAnswering(device: source.device, milliseconds: Int(max(0, waited)), daemonRetries: true))
         }
@@ -122,7 +142,7 @@ extension ApplianceState {
 
     /// A device that cannot be opened still makes a session, failed at once with the reason, so
     /// the person and every client see what went wrong and the next start is not blocked.
-    private mutating func failedStart(_ token: SessionToken, fault: CaptureFault) -> Result<RecognitionSession, ProtocolError> {
+    private mutating func failedStart(_ token: SessionToken, fault: CaptureFault) -> Result<RecognitionSession?, ProtocolError> {
         do {
             let failed = try engine.startFailed(token: token, wallClock: environment.clock.wallMilliseconds(), fault: fault)
             sessionEnded(failed)
@@ -284,6 +304,12 @@ extension ApplianceState {
             captureSource = nil
         }
         guard captureToken == nil else { return }
+        runDeferredStarts()
+    }
+
+    /// The starts that waited for a device (closing or opening), in the order they were asked for;
+    /// one that finds the device opening again waits anew, and so do those after it.
+    mutating func runDeferredStarts() {
         let waiting = deferredStarts
         deferredStarts = []
         for start in waiting {

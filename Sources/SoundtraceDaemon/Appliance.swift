@@ -32,10 +32,14 @@ final class Appliance: Sendable {
         /// Runs a session's capture loop on a thread of its own; false when none could be started.
         /// Tests pass one that keeps the loop and runs it when they choose (`CaptureLaunch`).
         var launchCapture: @Sendable (@escaping @Sendable () -> Void) -> Bool = CaptureLaunch.onNewThread
-        /// How long a start waits, under the lock, for the device to open (`BoundedDeviceOpen`):
-        /// far above a USB microphone's or a sound server's open, below the CLI's 10 s reply
-        /// timeout and the unit's 30 s watchdog.
+        /// How long a start waits for the device to open before its session fails as not
+        /// answering (`BoundedDeviceOpen`): far above a USB microphone's or a sound server's open,
+        /// below the CLI's 10 s reply timeout and the unit's 30 s watchdog.
         var longestDeviceOpenMilliseconds = BoundedDeviceOpen.usualBoundMilliseconds
+        /// How much of that a start waits on the protocol thread, under the lock, before it lets
+        /// the open go on by itself and answers once it has returned (`Appliance+DeviceOpen`):
+        /// a `hw:` device opens in well under a millisecond, a sound server in a few.
+        var promptDeviceOpenMilliseconds = 100
         /// How long a stop waits for the capture thread to close the device: within the unit's
         /// `TimeoutStopSec` (15 s), so a read that never returns does not end in a kill.
         var longestCaptureCloseOnStopMilliseconds = 5_000

@@ -52,8 +52,9 @@ extension ApplianceState {
 
     /// A `listen` from the command topic, now or when the device it waited for has closed.
     mutating func fleetListen() {
-        switch startSession() {
-        case let .success(session): fleetReply("listen", ok: true, [("session", session.id), ("state", session.state.name)])
+        switch startSession(for: .fleet) {
+        case .success(nil): break  // answered when it runs again, once the device has opened or was given up
+        case let .success(session?): fleetReply("listen", ok: true, [("session", session.id), ("state", session.state.name)])
         case let .failure(error): fleetReply("listen", ok: false, [("error", error.message)])
         }
     }

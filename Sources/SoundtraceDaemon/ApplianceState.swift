@@ -36,12 +36,17 @@ struct ApplianceState: @unchecked Sendable {
     /// The session whose capture thread still runs (until it has closed the device), and its source.
     var captureToken: SessionToken?
     var captureSource: AudioSource?
-    /// Starts asked for while the previous session's device was still closing, oldest first; they
-    /// run when it has closed (`captureClosed`), so no entry point waits for a device.
+    /// Starts asked for while the previous session's device was still closing or a start's device
+    /// was still opening, oldest first; they run when it has closed (`captureClosed`) or the open
+    /// has returned or was given up (`pendingOpenReturned`), so no entry point waits for a device.
     var deferredStarts: [DeferredStart] = []
     /// A device open that did not return within `longestDeviceOpenMilliseconds`, still running on
     /// its own thread: no start opens the device again until it has returned (and closed it).
     var unansweredOpen: UnansweredOpen?
+    /// A start's open still under way, past the prompt bound (`Appliance+DeviceOpen`) ...
+    var pendingOpen: PendingOpen?
+    /// ... and what it came to, until the first deferred start takes it up.
+    var returnedOpen: ReturnedOpen?
     /// The catalog the listening session matches against: a reload meanwhile does not change what
     /// its result records (metadata and catalog hash).
     var sessionCatalog: (token: SessionToken, catalog: Catalog)?
@@ -66,7 +71,7 @@ struct ApplianceState: @unchecked Sendable {
         let sinceMonotonic: Int64
     }
 
-    /// Who asked for a session that waits for the previous device to close.
+    /// Who asked for a session that waits for a device to close or to open.
     enum DeferredStart: Equatable {
         /// A client's `listen`: its line is the first of its held lines.
         case client(Int)

@@ -62,12 +62,18 @@ public final class BoundedDeviceOpen: @unchecked Sendable {
 
     /// Starts the open on a thread `launch` starts, for a caller that must be able to `interrupt()`
     /// the wait from elsewhere; nil when no thread could be started (nothing was opened then).
+    /// `returned` runs on the open's thread once the open returned while somebody still waited or
+    /// may wait for it (its outcome is ready for `wait` then): a caller that stopped waiting without
+    /// abandoning the open (`wait(milliseconds:abandoningOnTimeout: false)`) learns of it there.
     public static func start(
         _ source: AudioSource, preferredRate: Int, launch: (@escaping @Sendable () -> Void) -> Bool,
+        returned: @escaping @Sendable () -> Void = {},
         abandonedOpenReturned: @escaping @Sendable () -> Void = {}
     ) -> BoundedDeviceOpen? {
         let opening = BoundedDeviceOpen(source: source)
-        let started = launch { opening.runOpen(preferredRate: preferredRate, abandonedOpenReturned: abandonedOpenReturned) }
+        let started = launch {
+            opening.runOpen(preferredRate: preferredRate, returned: returned, abandonedOpenReturned: abandonedOpenReturned)
+        }
         return started ? opening : nil
     }
 
@@ -85,20 +91,34 @@ public final class BoundedDeviceOpen: @unchecked Sendable {
         WorkerThread(detached: true, body) != nil
     }
 
-    /// Waits for the open at most `milliseconds`; call once.
-    public func wait(milliseconds: Int) -> Outcome {
+    /// Waits for the open at most `milliseconds`. Once it says `stillOpening` the open is
+    /// abandoned to its thread, unless `abandoningOnTimeout` is false: then the caller may wait
+    /// again (the open's `returned` tells when to) or `abandon()` it.
+    public func wait(milliseconds: Int, abandoningOnTimeout: Bool = true) -> Outcome {
         var deadline = MonotonicWait.deadline(afterMilliseconds: milliseconds)
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while result == nil, !interrupted {
             if pthread_cond_timedwait(answered, mutex, &deadline) == ETIMEDOUT, result == nil, !interrupted {
-                abandoned = true
+                if abandoningOnTimeout { abandoned = true }
                 return .stillOpening
             }
         }
         if let result { return result }
         abandoned = true
         return .interrupted
+    }
+
+    /// Stops waiting for an open that was waited for without abandoning it: nil once it is
+    /// abandoned to its thread (which closes the device when the open returns and runs
+    /// `abandonedOpenReturned`), or its outcome when it had already returned, which is then the
+    /// caller's (an opened source included).
+    public func abandon() -> Outcome? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if let result { return result }
+        abandoned = true
+        return nil
     }
 
     /// Ends a pending or the next `wait` with `interrupted`, unless the open has returned already.
@@ -110,14 +130,17 @@ public final class BoundedDeviceOpen: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    private func runOpen(preferredRate: Int, abandonedOpenReturned: @Sendable () -> Void) {
+    private func runOpen(preferredRate: Int, returned: @Sendable () -> Void, abandonedOpenReturned: @Sendable () -> Void) {
         let outcome = Self.openHere(source, preferredRate: preferredRate)
         pthread_mutex_lock(mutex)
         let nobodyWaits = abandoned
         result = outcome
         pthread_cond_broadcast(answered)
         pthread_mutex_unlock(mutex)
-        guard nobodyWaits else { return }
+        guard nobodyWaits else {
+            returned()
+            return
+        }
         source.close()
         abandonedOpenReturned()
     }

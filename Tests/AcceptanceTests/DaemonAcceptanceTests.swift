@@ -388,11 +388,13 @@ import Testing
         let listenBox = ReplyBox()
         let statusBox = ReplyBox()
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            let began = ProtocolConnection.now()
             if worker == 0 {
-                listenBox.set(try? ProtocolConnection(port: port).command("listen"))
+                listenBox.set(try? ProtocolConnection(port: port).command("listen"), after: ProtocolConnection.now() - began)
             } else {
                 usleep(300_000)
-                statusBox.set(try? ProtocolConnection(port: port).command("status"))
+                let asked = ProtocolConnection.now()
+                statusBox.set(try? ProtocolConnection(port: port).command("status"), after: ProtocolConnection.now() - asked)
             }
         }
         let client = try daemon.connect()
@@ -402,6 +404,9 @@ import Testing
         #expect(failed.value("message")?.contains("has not finished opening") == true)
         let status = try #require(statusBox.value, "status was not answered while the device's open hung")
         #expect(status.value("state") != nil)
+        // Answered while the listen still waited for the open, not after it: the open does not hold the protocol's thread.
+        #expect(listenBox.milliseconds >= 4_500, "listen answered after \(listenBox.milliseconds) ms")
+        #expect(statusBox.milliseconds < 2_000, "status answered after \(statusBox.milliseconds) ms")
         // While that open still hangs: refused at once, without a second open.
         let again = try client.command("listen")
         #expect(again.value("reason") == "deviceNotAnswering", "\(again)")
@@ -446,7 +451,11 @@ import Testing
     private final class ReplyBox: @unchecked Sendable {
         // @unchecked: written by one worker of `concurrentPerform`, read after it returned.
         private(set) var value: ProtocolConnection.Reply?
-        func set(_ reply: ProtocolConnection.Reply?) { value = reply }
+        private(set) var milliseconds = 0
+        func set(_ reply: ProtocolConnection.Reply?, after milliseconds: Int) {
+            value = reply
+            self.milliseconds = milliseconds
+        }
     }
 
     /// Runs the companion CLI against the daemon; returns its status and standard output.

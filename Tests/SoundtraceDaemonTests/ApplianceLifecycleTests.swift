@@ -172,7 +172,7 @@ import Testing
         #expect(pairs.contains { $0 == ("catalog", "unavailable") })
         let problem = pairs.first { $0.0 == "catalog_error" }?.1 ?? ""
         #expect(problem.contains("does not match its SHA-256") && problem.contains("soundtrace catalog build --out sample"), "\(problem)")
-        let refused = appliance.state.withLock { $0.startSession() }
+        let refused = appliance.state.withLock { $0.startSession(for: .button) }
         guard case let .failure(error) = refused else {
             Issue.record("listen was not refused")
             return

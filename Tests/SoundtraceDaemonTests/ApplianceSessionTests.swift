@@ -29,7 +29,8 @@ import Testing
         // thread; `opened`/`closed` are read by the test after the session ended.
         let device = "scripted"
         let samples: [Int16]
-        let fault: CaptureFault?
+        /// Thrown by `open`; a test may change it between opens (before it lets an open through `openGate`).
+        var fault: CaptureFault?
         /// Wait per read, so a test can act while the session listens.
         let pace: useconds_t
         var position = 0

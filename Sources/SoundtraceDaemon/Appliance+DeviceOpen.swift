@@ -1,0 +1,122 @@
+import SoundtraceCore
+import SoundtracePlatform
+
+extension ApplianceState {
+    /// A start's device open that had not returned within `promptDeviceOpenMilliseconds`. It goes
+    /// on on its own thread while the protocol thread serves everyone else (that thread holds the
+    /// state's lock while it waits, so a longer wait would stall every client, the button's
+    /// answer and the watchdog with it); the start is one of `deferredStarts` meanwhile, first in
+    /// line, and runs again when the open returns (`pendingOpenReturned`) or at `deadlineMonotonic`.
+    struct PendingOpen {
+        let token: SessionToken
+        let source: AudioSource
+        let opening: BoundedDeviceOpen
+        let sinceMonotonic: Int64
+        let deadlineMonotonic: Int64
+    }
+
+    /// What a pending open came to, for the first deferred start to take up (`startSession`).
+    /// `stillOpening` is an open given up at its deadline: its thread keeps and closes the source.
+    struct ReturnedOpen {
+        let token: SessionToken
+        let source: AudioSource
+        let outcome: BoundedDeviceOpen.Outcome
+        let sinceMonotonic: Int64
+    }
+
+    enum DeviceOpenStep {
+        case returned(BoundedDeviceOpen.Outcome)
+        /// Still opening: `pendingOpen` holds it.
+        case pending
+    }
+
+    /// Opens session `token`'s device, waiting under the lock at most the prompt bound; an open
+    /// that takes longer becomes `pendingOpen`, given up after `longestDeviceOpenMilliseconds`.
+    mutating func openDevice(_ source: AudioSource, token: SessionToken, preferredRate: Int) -> DeviceOpenStep {
+        let began = environment.clock.monotonicMilliseconds()
+        let longest = Int64(environment.longestDeviceOpenMilliseconds)
+        guard
+            let opening = BoundedDeviceOpen.start(
+                source, preferredRate: preferredRate, launch: environment.launchOpen,
+                returned: { [weak appliance] in appliance?.pendingOpenReturned(token) },
+                abandonedOpenReturned: { [weak appliance] in appliance?.abandonedOpenReturned(token) })
+        else { return .returned(BoundedDeviceOpen.openHere(source, preferredRate: preferredRate)) }
+        let outcome = opening.wait(
+            milliseconds: Int(min(Int64(environment.promptDeviceOpenMilliseconds), longest)), abandoningOnTimeout: false)
+        switch outcome {
+        case .opened, .failed:
+            return .returned(outcome)
+        case .stillOpening, .interrupted:
+            guard environment.clock.monotonicMilliseconds() - began < longest else {
+                return .returned(giveUp(opening, token: token, device: source.device, since: began))
+            }
+            pendingOpen = PendingOpen(
+                token: token, source: source, opening: opening, sinceMonotonic: began, deadlineMonotonic: began + longest)
+            environment.timersChanged()
+            return .pending
+        }
+    }
+
+    /// Stops waiting for an open: its outcome if it has just returned, else `stillOpening`, and
+    /// the device stays the open's thread's (`unansweredOpen`) until it returns and closes it.
+    private mutating func giveUp(_ opening: BoundedDeviceOpen, token: SessionToken, device: String, since: Int64)
+        -> BoundedDeviceOpen.Outcome
+    {
+        if let outcome = opening.abandon() { return outcome }
+        unansweredOpen = UnansweredOpen(token: token, device: device, sinceMonotonic: since)
+        return .stillOpening
+    }
+
+    /// The pending open of `token` returned: the starts that waited for it run now, the first
+    /// taking up the device.
+    mutating func pendingOpenReturned(_ token: SessionToken) {
+        guard let pending = pendingOpen, pending.token == token else { return }
+        pendingOpen = nil
+        environment.timersChanged()
+        let outcome = pending.opening.abandon() ?? .stillOpening
+        if outcome == .stillOpening {
+            unansweredOpen = UnansweredOpen(token: token, device: pending.source.device, sinceMonotonic: pending.sinceMonotonic)
+        }
+        settle(pending, outcome)
+    }
+
+    /// A pending open past its deadline is given up: the start that waited for it fails as not
+    /// answering, as it would have had it waited under the lock.
+    mutating func endPendingOpenIfDue(now: Int64) {
+        guard let pending = pendingOpen, pending.deadlineMonotonic <= now else { return }
+        dropPendingOpen()
+    }
+
+    /// Gives a pending open up now; at a stop, the starts that waited for it are refused.
+    mutating func dropPendingOpen() {
+        guard let pending = pendingOpen else { return }
+        pendingOpen = nil
+        settle(pending, giveUp(pending.opening, token: pending.token, device: pending.source.device, since: pending.sinceMonotonic))
+    }
+
+    private mutating func settle(_ pending: PendingOpen, _ outcome: BoundedDeviceOpen.Outcome) {
+        returnedOpen = ReturnedOpen(
+            token: pending.token, source: pending.source, outcome: outcome, sinceMonotonic: pending.sinceMonotonic)
+        runDeferredStarts()
+        // Everyone who asked has gone (a client hung up) or was refused (a stop): nobody listens on it.
+        guard let unclaimed = returnedOpen else { return }
+        returnedOpen = nil
+        switch unclaimed.outcome {
+        case .opened:
+            unclaimed.source.close()
+            DaemonLog.info(
+                "capture device '\(unclaimed.source.device)' opened for a start nobody waits for any more; closed again")
+        case .failed:
+            unclaimed.source.close()
+        case .stillOpening, .interrupted:
+            break
+        }
+    }
+}
+
+extension Appliance {
+    /// Called on the thread of a device open, once it returned, unless the appliance gave up on it.
+    func pendingOpenReturned(_ token: SessionToken) {
+        state.withLock { $0.pendingOpenReturned(token) }
+    }
+}
