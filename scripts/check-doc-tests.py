@@ -3,8 +3,9 @@
 
 The documents back their claims with test names, `SuiteTests` or `SuiteTests.testName`; a test
 renamed or removed leaves a claim pointing at nothing. This looks each name up among what
-Tests/ declares (suites, test functions, nested types, properties, the test folders and, for
-`Name.swift`, the files), and
+Tests/ declares (suites and the test folders; a member among the declarations of the files that
+declare or extend its suite: test functions, nested types, properties; for `Name.swift`, the
+files), and
 prints every name it cannot find with its document and line. A name written with a trailing
 "…" stands for any declaration it begins. History that names a test since removed says so on
 the same line ("removed"), and is not checked.
@@ -16,9 +17,16 @@ import sys
 repo = pathlib.Path(__file__).resolve().parent.parent
 declared = {folder.name for folder in (repo / "Tests").iterdir() if folder.is_dir()}
 declaration = re.compile(r"\b(?:struct|class|enum|extension|func|let|var|case)\s+`?(\w+)")
+suite_declaration = re.compile(r"^(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|final|private|fileprivate|internal)\s+)*(?:struct|class|enum|extension)\s+(\w+Tests)\b", re.M)
+# What each suite holds: the declarations of every file that declares or extends it.
+members = {}
 files = set()
 for source in (repo / "Tests").rglob("*.swift"):
-    declared.update(declaration.findall(source.read_text(encoding="utf-8")))
+    text = source.read_text(encoding="utf-8")
+    names = declaration.findall(text)
+    declared.update(names)
+    for suite in suite_declaration.findall(text):
+        members.setdefault(suite, set()).update(names)
     files.add(source.stem)
 
 documents = [repo / "README.md", repo / "PROVENANCE.md", *sorted((repo / "docs").glob("*.md")),
@@ -33,9 +41,9 @@ for document in documents:
             if member == "swift":
                 found = suite in files
             elif ellipsis:
-                found = suite in declared and any(name.startswith(member) for name in declared)
+                found = any(name.startswith(member) for name in members.get(suite, ()))
             else:
-                found = suite in declared and (not member or member in declared)
+                found = suite in declared and (not member or member in members.get(suite, ()))
             if not found:
                 missing.append(f"{document.relative_to(repo)}:{number}: {suite}{'.' + member if member else ''} is not in Tests/")
 if missing:

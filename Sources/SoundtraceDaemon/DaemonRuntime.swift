@@ -241,22 +241,22 @@ public enum DaemonRuntime {
         let status = HardwareCheck(configuration: configuration, environment: environment).run()
         // A report lost to a full disk (`--check-hardware > report.txt`) must not end as a pass.
         guard case let .failed(code) = report.ended else { return status }
-        return outputFailed(code, status: status, then: " and run the check again")
+        return outputFailed(code, status: status, advice: " and run the check again")
     }
 
     /// Exit status 7: what was asked for could not be written to standard output (a full disk, an
     /// I/O error), said on standard error; a status that already says a failure is kept. A reader
     /// that went away (EPIPE) is no failure.
-    static let outputFailedStatus: Int32 = 7
+    private static let outputFailedStatus: Int32 = 7
 
     private static func printed(_ text: String) -> Int32 {
         let code = DescriptorOutput.writeAll(text, to: STDOUT_FILENO)
-        return code == 0 || code == EPIPE ? 0 : outputFailed(code, status: 0, then: "")
+        return code == 0 || code == EPIPE ? 0 : outputFailed(code, status: 0, advice: "")
     }
 
-    private static func outputFailed(_ code: Int32, status: Int32, then: String) -> Int32 {
+    private static func outputFailed(_ code: Int32, status: Int32, advice: String) -> Int32 {
         writeStderr(
-            "soundtraced: could not write standard output (\(String(cString: strerror(code)))): what it printed is incomplete; free space, or send the output elsewhere\(then)\n"
+            "soundtraced: could not write standard output (\(String(cString: strerror(code)))): what it printed is incomplete; free space, or send the output elsewhere\(advice)\n"
         )
         return status == 0 ? outputFailedStatus : status
     }

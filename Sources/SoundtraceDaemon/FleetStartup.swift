@@ -29,7 +29,7 @@ enum FleetStartup {
     }
 
     /// The bytes of the file a setting names, at most `limit`; what is wrong said with the key.
-    private static func settingFile(_ key: String, _ path: String, limit: Int, holding what: String, _ size: String) throws(DaemonStartup
+    private static func settingFile(_ key: String, _ path: String, limit: Int, holding what: String) throws(DaemonStartup
         .Failure)
         -> [UInt8]
     {
@@ -40,14 +40,16 @@ enum FleetStartup {
             case let .system(_, reason):
                 throw DaemonStartup.Failure(
                     description: "cannot read \(key) \(path): \(reason); it must be readable by the soundtrace user")
-            case .tooLarge: throw DaemonStartup.Failure(description: "\(key) \(path) is larger than \(what) can be (\(size))")
+            case .tooLarge:
+                let size = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+                throw DaemonStartup.Failure(description: "\(key) \(path) is larger than \(what) can be (\(size))")
             }
         }
     }
 
     /// The password: the file's first line, without its line end.
     static func password(_ path: String) throws(DaemonStartup.Failure) -> String {
-        let bytes = try settingFile("mqtt_password_file", path, limit: 4096, holding: "a password", "4 KiB")
+        let bytes = try settingFile("mqtt_password_file", path, limit: 4096, holding: "a password")
         let line = bytes.prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
         guard !line.isEmpty, let text = String(validating: line, as: UTF8.self) else {
             throw DaemonStartup.Failure(description: "mqtt_password_file \(path) must hold the password as UTF-8 text on its first line")
@@ -59,7 +61,7 @@ enum FleetStartup {
     /// connection, and OpenSSL then reports a wrong file as a failed handshake ("is the broker's
     /// certificate signed by the CA?"), which sends the owner to check the wrong thing.
     static func checkCertificateFile(_ path: String) throws(DaemonStartup.Failure) {
-        let bytes = try settingFile("mqtt_tls_ca_file", path, limit: 4 << 20, holding: "a CA certificate file", "4 MiB")
+        let bytes = try settingFile("mqtt_tls_ca_file", path, limit: 4 << 20, holding: "a CA certificate file")
         let marker = Array("-----BEGIN CERTIFICATE-----".utf8)
         let holdsCertificate =
             bytes.count >= marker.count
