@@ -50,12 +50,22 @@ public struct SessionEngine {
     /// once, so the person gets the reason and the next start is not blocked.
     public mutating func startFailed(token: SessionToken, wallClock: Int64, fault: CaptureFault) throws(StartRefusal) -> RecognitionSession
     {
+        try startEnded(token: token, wallClock: wallClock, state: .failed(fault))
+    }
+
+    /// Records a session canceled before it listened (its device was still opening): it ends at once.
+    public mutating func startCanceled(token: SessionToken, wallClock: Int64) throws(StartRefusal) -> RecognitionSession {
+        try startEnded(token: token, wallClock: wallClock, state: .canceled)
+    }
+
+    private mutating func startEnded(token: SessionToken, wallClock: Int64, state: SessionState) throws(StartRefusal) -> RecognitionSession
+    {
         if let session, session.state == .listening { throw .alreadyListening(session.token) }
-        let failed = RecognitionSession(token: token, startedAt: wallClock, state: .failed(fault))
-        session = failed
+        let ended = RecognitionSession(token: token, startedAt: wallClock, state: state)
+        session = ended
         recognizer = nil
         snapshots = []
-        return failed
+        return ended
     }
 
     /// The listening session's token, if any.

@@ -17,11 +17,13 @@ extension ApplianceState {
 
     /// What a pending open came to, for the first deferred start to take up (`startSession`).
     /// `stillOpening` is an open given up at its deadline: its thread keeps and closes the source.
+    /// `canceled`: the start was canceled meanwhile, and this session, already recorded, is its answer.
     struct ReturnedOpen {
         let token: SessionToken
         let source: AudioSource
         let outcome: BoundedDeviceOpen.Outcome
         let sinceMonotonic: Int64
+        var canceled: RecognitionSession? = nil
     }
 
     enum DeviceOpenStep {
@@ -94,13 +96,39 @@ extension ApplianceState {
         settle(pending, giveUp(pending.opening, token: pending.token, device: pending.source.device, since: pending.sinceMonotonic))
     }
 
+    /// `cancel`, the button or MQTT while a start's device opens: the start ends as a canceled
+    /// session, which the start that waited is answered with; the device is closed, or left to its
+    /// open's thread while that open still runs (the next start fails at once until it returns).
+    mutating func cancelPendingStart() -> RecognitionSession? {
+        guard let pending = pendingOpen else { return nil }
+        pendingOpen = nil
+        environment.timersChanged()
+        switch giveUp(pending.opening, token: pending.token, device: pending.source.device, since: pending.sinceMonotonic) {
+        case .opened, .failed: pending.source.close()
+        case .stillOpening, .interrupted: break
+        }
+        guard let canceled = try? engine.startCanceled(token: pending.token, wallClock: environment.clock.wallMilliseconds()) else {
+            return nil
+        }
+        sessionEnded(canceled)
+        settle(
+            ReturnedOpen(
+                token: pending.token, source: pending.source, outcome: .stillOpening, sinceMonotonic: pending.sinceMonotonic,
+                canceled: canceled))
+        return canceled
+    }
+
     private mutating func settle(_ pending: PendingOpen, _ outcome: BoundedDeviceOpen.Outcome) {
-        returnedOpen = ReturnedOpen(
-            token: pending.token, source: pending.source, outcome: outcome, sinceMonotonic: pending.sinceMonotonic)
+        settle(ReturnedOpen(token: pending.token, source: pending.source, outcome: outcome, sinceMonotonic: pending.sinceMonotonic))
+    }
+
+    private mutating func settle(_ returned: ReturnedOpen) {
+        returnedOpen = returned
         runDeferredStarts()
         // Everyone who asked has gone (a client hung up) or was refused (a stop): nobody listens on it.
         guard let unclaimed = returnedOpen else { return }
         returnedOpen = nil
+        guard unclaimed.canceled == nil else { return }
         switch unclaimed.outcome {
         case .opened:
             unclaimed.source.close()

@@ -34,6 +34,11 @@ extension ApplianceState {
         }
         if let token = engine.listeningToken { return refusedBusy(token) }
         guard !shuttingDown else { return refusedShutdown() }
+        // Canceled while its device opened: the start that waited is answered with that session.
+        if let canceled = returnedOpen?.canceled {
+            returnedOpen = nil
+            return .success(canceled)
+        }
         // Another start's device is still opening (a start run again among `deferredStarts` after
         // an earlier one opened anew): this one waits its turn rather than open the device twice.
         if pendingOpen != nil {
@@ -163,9 +168,9 @@ extension ApplianceState {
         )
     }
 
-    /// Cancels whatever listens; nil when nothing did.
+    /// Cancels whatever listens, or a start whose device is still opening; nil when there was neither.
     mutating func cancelSession() -> RecognitionSession? {
-        guard let ended = engine.cancel() else { return nil }
+        guard let ended = engine.cancel() else { return cancelPendingStart() }
         sessionEnded(ended)
         return ended
     }

@@ -56,6 +56,20 @@ final class ScriptedRecognizer: Recognizer {
         return engine
     }
 
+    /// A start canceled before it listened (its device still opening) ends at once, like a failed
+    /// one, and leaves nothing to feed; while a session listens it is refused like any start.
+    @Test func aStartCanceledBeforeItListenedEndsAtOnce() throws {
+        var engine = SessionEngine(device: "testmic")
+        let canceled = try engine.startCanceled(token: SessionToken(4), wallClock: 1_700_000_000_000)
+        #expect(canceled.state == .canceled && canceled.id == "s-4")
+        #expect(engine.listeningToken == nil && engine.deadline == nil)
+        #expect(engine.receive(second, atFrame: 0, token: SessionToken(4)) == nil)
+        var listening = try started(ScriptedRecognizer { ScriptedRecognizer.nothing(peaks: 10, heard: $0) }, token: 5)
+        #expect(throws: SessionEngine.StartRefusal.alreadyListening(SessionToken(5))) {
+            try listening.startCanceled(token: SessionToken(6), wallClock: 1_700_000_000_000)
+        }
+    }
+
     /// Feeds quarter seconds to session 1 until it ends or its 10 s have been heard: how it ended,
     /// and the frame the audio had reached.
     func feedQuarters(_ engine: inout SessionEngine) -> (RecognitionSession?, Int) {
