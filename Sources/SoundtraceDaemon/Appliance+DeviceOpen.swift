@@ -16,14 +16,18 @@ extension ApplianceState {
     }
 
     /// What a pending open came to, for the first deferred start to take up (`startSession`).
-    /// `stillOpening` is an open given up at its deadline: its thread keeps and closes the source.
-    /// `canceled`: the start was canceled meanwhile, and this session, already recorded, is its answer.
     struct ReturnedOpen {
+        enum End {
+            /// The open's outcome; `stillOpening` is an open given up at its deadline, whose
+            /// thread keeps and closes the source.
+            case returned(BoundedDeviceOpen.Outcome)
+            /// The start was canceled meanwhile: this session, already recorded, is its answer.
+            case canceled(RecognitionSession)
+        }
         let token: SessionToken
         let source: AudioSource
-        let outcome: BoundedDeviceOpen.Outcome
+        let end: End
         let sinceMonotonic: Int64
-        var canceled: RecognitionSession? = nil
     }
 
     enum DeviceOpenStep {
@@ -72,14 +76,8 @@ extension ApplianceState {
     /// The pending open of `token` returned: the starts that waited for it run now, the first
     /// taking up the device.
     mutating func pendingOpenReturned(_ token: SessionToken) {
-        guard let pending = pendingOpen, pending.token == token else { return }
-        pendingOpen = nil
-        environment.timersChanged()
-        let outcome = pending.opening.abandon() ?? .stillOpening
-        if outcome == .stillOpening {
-            unansweredOpen = UnansweredOpen(token: token, device: pending.source.device, sinceMonotonic: pending.sinceMonotonic)
-        }
-        settle(pending, outcome)
+        guard pendingOpen?.token == token else { return }
+        dropPendingOpen()
     }
 
     /// A pending open past its deadline is given up: the start that waited for it fails as not
@@ -89,11 +87,14 @@ extension ApplianceState {
         dropPendingOpen()
     }
 
-    /// Gives a pending open up now; at a stop, the starts that waited for it are refused.
+    /// Ends waiting for a pending open, with its outcome if it has returned, else given up; at a
+    /// stop, the starts that waited for it are refused.
     mutating func dropPendingOpen() {
         guard let pending = pendingOpen else { return }
         pendingOpen = nil
-        settle(pending, giveUp(pending.opening, token: pending.token, device: pending.source.device, since: pending.sinceMonotonic))
+        environment.timersChanged()
+        let outcome = giveUp(pending.opening, token: pending.token, device: pending.source.device, since: pending.sinceMonotonic)
+        settle(ReturnedOpen(token: pending.token, source: pending.source, end: .returned(outcome), sinceMonotonic: pending.sinceMonotonic))
     }
 
     /// `cancel`, the button or MQTT while a start's device opens: the start ends as a canceled
@@ -101,35 +102,34 @@ extension ApplianceState {
     /// open's thread while that open still runs (the next start fails at once until it returns).
     mutating func cancelPendingStart() -> RecognitionSession? {
         guard let pending = pendingOpen else { return nil }
+        // Refused only while a session listens, which a pending open rules out; were it refused,
+        // the starts that waited would still be answered, with the open's outcome.
+        guard let canceled = try? engine.startCanceled(token: pending.token, wallClock: environment.clock.wallMilliseconds()) else {
+            dropPendingOpen()
+            return nil
+        }
         pendingOpen = nil
         environment.timersChanged()
         switch giveUp(pending.opening, token: pending.token, device: pending.source.device, since: pending.sinceMonotonic) {
         case .opened, .failed: pending.source.close()
         case .stillOpening, .interrupted: break
         }
-        guard let canceled = try? engine.startCanceled(token: pending.token, wallClock: environment.clock.wallMilliseconds()) else {
-            return nil
-        }
         sessionEnded(canceled)
-        settle(
-            ReturnedOpen(
-                token: pending.token, source: pending.source, outcome: .stillOpening, sinceMonotonic: pending.sinceMonotonic,
-                canceled: canceled))
+        settle(ReturnedOpen(token: pending.token, source: pending.source, end: .canceled(canceled), sinceMonotonic: pending.sinceMonotonic))
         return canceled
-    }
-
-    private mutating func settle(_ pending: PendingOpen, _ outcome: BoundedDeviceOpen.Outcome) {
-        settle(ReturnedOpen(token: pending.token, source: pending.source, outcome: outcome, sinceMonotonic: pending.sinceMonotonic))
     }
 
     private mutating func settle(_ returned: ReturnedOpen) {
         returnedOpen = returned
         runDeferredStarts()
-        // Everyone who asked has gone (a client hung up) or was refused (a stop): nobody listens on it.
+        // Everyone who asked has gone (a client hung up) or was refused (a stop): nobody listens on
+        // it, and the indicator and `status`, which showed the start under way, show idle again.
         guard let unclaimed = returnedOpen else { return }
         returnedOpen = nil
-        guard unclaimed.canceled == nil else { return }
-        switch unclaimed.outcome {
+        guard case let .returned(outcome) = unclaimed.end else { return }
+        if !shuttingDown { showIndicator(.idle, detail: "nobody waits for session \(unclaimed.token) any more") }
+        markChanged(.state)
+        switch outcome {
         case .opened:
             unclaimed.source.close()
             DaemonLog.info(

@@ -13,10 +13,14 @@ extension ApplianceState {
     /// for a start's open still under way (`pendingOpen`), which the first waiting start takes up.
     var mustDeferStart: Bool { engine.listeningToken == nil && (captureToken != nil || pendingOpen != nil) && !shuttingDown }
 
-    /// Whether a session is under way for anyone asking (`status`, the console, MQTT): it
-    /// listens, or it has ended and its end is still being recorded (a match's history write
-    /// runs outside the lock). `idle` is said only once `session` and `history` show the outcome.
-    var sessionUnderway: Bool { engine.listeningToken != nil || recent.last?.session.state == .listening }
+    /// Whether a session is under way for anyone asking (`status`, the console, MQTT): its device
+    /// is still opening (the person who pressed the button sees the press taken, and a second
+    /// press cancels what they see), it listens, or it has ended and its end is still being
+    /// recorded (a match's history write runs outside the lock). `idle` is said only once
+    /// `session` and `history` show the outcome.
+    var sessionUnderway: Bool {
+        pendingOpen != nil || engine.listeningToken != nil || recent.last?.session.state == .listening
+    }
 
     /// Starts a session (from `listen`, the button or MQTT). Refused while one listens or without a
     /// catalog; a device that cannot be opened gives a session that failed at once. nil when the
@@ -35,7 +39,7 @@ extension ApplianceState {
         if let token = engine.listeningToken { return refusedBusy(token) }
         guard !shuttingDown else { return refusedShutdown() }
         // Canceled while its device opened: the start that waited is answered with that session.
-        if let canceled = returnedOpen?.canceled {
+        if case let .canceled(canceled) = returnedOpen?.end {
             returnedOpen = nil
             return .success(canceled)
         }
@@ -56,9 +60,9 @@ extension ApplianceState {
         let source: AudioSource
         let opened: BoundedDeviceOpen.Outcome
         let openBegan: Int64
-        if let returned = returnedOpen {
+        if let returned = returnedOpen, case let .returned(outcome) = returned.end {
             returnedOpen = nil
-            (token, source, opened, openBegan) = (returned.token, returned.source, returned.outcome, returned.sinceMonotonic)
+            (token, source, opened, openBegan) = (returned.token, returned.source, outcome, returned.sinceMonotonic)
         } else {
             token = SessionToken(nextToken)
             nextToken += 1
@@ -74,6 +78,8 @@ extension ApplianceState {
                 opened = outcome
             case .pending:
                 deferredStarts.insert(requester, at: 0)
+                showIndicator(.listening, detail: "session \(token): device \(source.device) still opening")
+                markChanged(.state)
                 return .success(nil)
             }
         }
