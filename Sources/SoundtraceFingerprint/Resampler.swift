@@ -27,8 +27,11 @@ public struct Resampler: Sendable {
     /// otherwise every sum is made in 64 bits. Both factors of every product are 16-bit, which the
     /// vector units multiply and pair-add in one step (x86's pmaddwd, Arm's smlal); 32-bit taps
     /// needed a 32-bit multiply, which baseline x86-64 emulates (pmuludq and shuffles), a fifth of
-    /// a catalog build's instructions then (docs/BENCHMARKS.md).
-    private let taps16: [[Int16]]?
+    /// a catalog build's instructions then (docs/BENCHMARKS.md). One array, phase after phase, each
+    /// `kernelLength` taps: the output loop then takes no array out of another for each sample.
+    private let taps16: [Int16]?
+    private let kernelLength: Int
+    private let positions: ResamplerPositions
     private var buffer: [Int16]
     private var bufferStart: Int  // absolute input index of buffer[0]
     private var inputCount = 0
@@ -44,6 +47,7 @@ public struct Resampler: Sendable {
         precondition(inputRate > 0 && outputRate > 0)
         self.inputRate = inputRate
         self.outputRate = outputRate
+        positions = ResamplerPositions(inputRate: inputRate, outputRate: outputRate, phases: Self.phases)
         if inputRate == outputRate {
             taps = []
             halfTaps = 0
@@ -63,7 +67,8 @@ public struct Resampler: Sendable {
                 kernel.reduce(0) { $0 + Int64(abs($1)) } * 32768 + (1 << 14) <= Int64(Int32.max)
             }
         let fitInt16 = taps.allSatisfy { $0.count % 8 == 0 && $0.allSatisfy { Int32(Int16.min)...Int32(Int16.max) ~= $0 } }
-        taps16 = sumsFitInt32 && fitInt16 ? taps.map { $0.map { Int16($0) } } : nil
+        taps16 = sumsFitInt32 && fitInt16 ? taps.flatMap { $0.map { Int16($0) } } : nil
+        kernelLength = taps.first?.count ?? 0
         // The first outputs look back halfTaps samples before the start (and the zero taps a few
         // more): silence.
         buffer = [Int16](repeating: 0, count: halfTaps + leadingZeros)
@@ -143,18 +148,7 @@ public struct Resampler: Sendable {
 
     /// Input index (the sample at or before) and phase of output sample `n`.
     private func position(of n: Int) -> (Int, Int) {
-        Self.position(of: n, inputRate: inputRate, outputRate: outputRate)
-    }
-
-    private static func position(of n: Int, inputRate: Int, outputRate: Int) -> (Int, Int) {
-        let exact = n * inputRate  // in units of 1/outputRate input samples
-        var index = exact / outputRate
-        var phase = ((exact % outputRate) * Self.phases + outputRate / 2) / outputRate
-        if phase == Self.phases {
-            index += 1
-            phase = 0
-        }
-        return (index, phase)
+        positions.position(of: n)
     }
 
     /// How many samples a whole stream of `inputCount` samples becomes, without resampling it:
@@ -167,7 +161,8 @@ public struct Resampler: Sendable {
         var hi = inputCount * outputRate / inputRate + 2
         while lo < hi {
             let mid = (lo + hi) / 2
-            if position(of: mid, inputRate: inputRate, outputRate: outputRate).0 < inputCount { lo = mid + 1 } else { hi = mid }
+            let index = ResamplerPositions.exactPosition(of: mid, inputRate: inputRate, outputRate: outputRate, phases: Self.phases).index
+            if index < inputCount { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }
@@ -181,23 +176,9 @@ public struct Resampler: Sendable {
     @inline(__always) private func sample(index: Int, phase: Int, input: UnsafeBufferPointer<Int16>) -> Int16 {
         let first = index - halfTaps + 1 - leadingZeros - bufferStart
         if let taps16 {
-            var acc: Int32 = 0
-            taps16[phase].withUnsafeBufferPointer { kernel in
-                // Kernels are whole eight-tap vectors (`leadingZeros`); wrapping operators only to
-                // drop overflow checks: `sumsFitInt32` bounds every sum.
-                let samples = UnsafeRawPointer(input.baseAddress! + first)
-                let weights = UnsafeRawPointer(kernel.baseAddress!)
-                var lanes = SIMD8<Int32>()
-                var t = 0
-                while t < kernel.count {
-                    let x = SIMD8<Int32>(truncatingIfNeeded: samples.loadUnaligned(fromByteOffset: 2 * t, as: SIMD8<Int16>.self))
-                    let w = SIMD8<Int32>(truncatingIfNeeded: weights.loadUnaligned(fromByteOffset: 2 * t, as: SIMD8<Int16>.self))
-                    lanes &+= x &* w
-                    t += 8
-                }
-                acc = lanes.wrappedSum()
+            return taps16.withUnsafeBufferPointer { kernels in
+                Self.vectorSample(input.baseAddress! + first, kernels.baseAddress! + phase * kernelLength, count: kernelLength)
             }
-            return Int16(clamping: (acc &+ (1 << 14)) >> 15)
         }
         var acc: Int64 = 0
         taps[phase].withUnsafeBufferPointer { kernel in
@@ -209,19 +190,58 @@ public struct Resampler: Sendable {
         return Int16(clamping: rounded)
     }
 
+    /// One output of the vector path: `count` 16-bit taps (whole eight-tap vectors: `leadingZeros`)
+    /// times the samples from `samples`, rounded from Q15. Wrapping operators only to drop
+    /// overflow checks: `sumsFitInt32` bounds every sum. Neighbouring products are added first,
+    /// the shape of x86's pmaddwd (one instruction for eight products) and of Arm's pairwise adds.
+    @inline(__always) private static func vectorSample(_ samples: UnsafePointer<Int16>, _ weights: UnsafePointer<Int16>, count: Int)
+        -> Int16
+    {
+        let samples = UnsafeRawPointer(samples)
+        let weights = UnsafeRawPointer(weights)
+        var lanes = SIMD4<Int32>()
+        var t = 0
+        while t < count {
+            let x = SIMD8<Int32>(truncatingIfNeeded: samples.loadUnaligned(fromByteOffset: 2 &* t, as: SIMD8<Int16>.self))
+            let w = SIMD8<Int32>(truncatingIfNeeded: weights.loadUnaligned(fromByteOffset: 2 &* t, as: SIMD8<Int16>.self))
+            let products = x &* w
+            lanes &+= products.evenHalf &+ products.oddHalf
+            t &+= 8
+        }
+        return Int16(clamping: (lanes.wrappedSum() &+ (1 << 14)) >> 15)
+    }
+
     private mutating func drain(available: Int) -> [Int16] {
-        var out: [Int16] = []
-        out.reserveCapacity(max(0, available * outputRate / inputRate - outputIndex + 1))
-        var next = outputIndex
-        buffer.withUnsafeBufferPointer { input in
-            while true {
-                let (index, phase) = position(of: next)
-                if index + halfTaps >= available { break }
-                out.append(sample(index: index, phase: phase, input: input))
-                next += 1
+        var walk = ResamplerPositions.Walk(positions, from: outputIndex)
+        // At most out/in outputs per input sample still to come, and one for the start's rounding:
+        // the output is written in place, without a check per sample that it has room.
+        let room = max(0, (available - walk.current.index) * outputRate / inputRate + 2)
+        let out = [Int16](unsafeUninitializedCapacity: room) { out, made in
+            buffer.withUnsafeBufferPointer { input in
+                if let taps16 {
+                    taps16.withUnsafeBufferPointer { kernels in
+                        let lookBack = halfTaps - 1 + leadingZeros + bufferStart
+                        while made < room {
+                            let (index, phase) = walk.current
+                            if index + halfTaps >= available { break }
+                            out[made] = Self.vectorSample(
+                                input.baseAddress! + (index - lookBack), kernels.baseAddress! + phase * kernelLength, count: kernelLength)
+                            made += 1
+                            walk.next()
+                        }
+                    }
+                } else {
+                    while made < room {
+                        let (index, phase) = walk.current
+                        if index + halfTaps >= available { break }
+                        out[made] = sample(index: index, phase: phase, input: input)
+                        made += 1
+                        walk.next()
+                    }
+                }
             }
         }
-        outputIndex = next
+        outputIndex += out.count
         // Drop input no longer needed, keeping the filter's look-back.
         let (nextIndex, _) = position(of: outputIndex)
         let keepFrom = nextIndex - halfTaps + 1 - leadingZeros
