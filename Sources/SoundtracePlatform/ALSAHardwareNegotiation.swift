@@ -17,8 +17,9 @@ struct GrantedFormat: Equatable {
 /// Chooses the capture configuration: interleaved S16_LE, mono if the device allows it (else the
 /// fewest channels up to the limit, mixed down later), the preferred rate or the nearest one the
 /// device grants inside the accepted window, ~64 ms periods and a few periods of buffer.
-/// `plughw:` and `default` devices convert anything, so they always grant the request; a bare `hw:`
-/// device grants only what the hardware does.
+/// `plughw:` and `default` devices convert format and channels; their rate is the hardware's own
+/// nearest the preferred one (the engine resamples), unless the hardware has none in the window.
+/// A bare `hw:` device grants only what the hardware does; a sound server's plugin, any rate.
 enum ALSAHardwareNegotiation {
     static func configure(
         _ pcm: OpaquePointer, device: String, preferredRate: Int,
@@ -54,12 +55,23 @@ enum ALSAHardwareNegotiation {
         else { throw refused() }
 
         // Keep only the rates the engine can resample from, then take the one nearest the preference.
-        var lowest = UInt32(clamping: parameters.lowestRate)
-        var highest = UInt32(clamping: parameters.highestRate)
-        var lowestDirection: Int32 = 0
-        var highestDirection: Int32 = 0
-        guard narrow({ snd_pcm_hw_params_set_rate_minmax(pcm, $0, &lowest, &lowestDirection, &highest, &highestDirection) })
-        else { throw refused() }
+        // The hardware's own rates first: a `plug` device (`plughw:`, or `default` without a sound
+        // server) would otherwise convert to the preferred rate itself, with whatever converter
+        // alsa-lib has — without alsa-plugins that is linear interpolation with no anti-aliasing
+        // filter, whose folded-down highs cost a match 12-52 % of its score (docs/AUDIO.md); the
+        // engine's own filter converts instead. Only a device whose hardware has no rate in the
+        // window is left to the plugin's converter.
+        func window(allowingConversion: Bool) -> Bool {
+            var lowest = UInt32(clamping: parameters.lowestRate)
+            var highest = UInt32(clamping: parameters.highestRate)
+            var lowestDirection: Int32 = 0
+            var highestDirection: Int32 = 0
+            return narrow { space in
+                if !allowingConversion, snd_pcm_hw_params_set_rate_resample(pcm, space, 0) < 0 { return -1 }
+                return snd_pcm_hw_params_set_rate_minmax(pcm, space, &lowest, &lowestDirection, &highest, &highestDirection)
+            }
+        }
+        guard window(allowingConversion: false) || window(allowingConversion: true) else { throw refused() }
         var rate = UInt32(clamping: min(max(preferredRate, parameters.lowestRate), parameters.highestRate))
         var direction: Int32 = 0
         guard narrow({ snd_pcm_hw_params_set_rate_near(pcm, $0, &rate, &direction) }) else { throw refused() }

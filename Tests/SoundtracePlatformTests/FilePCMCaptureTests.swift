@@ -58,6 +58,31 @@ import Testing
         #expect(Array(captured.samples.prefix(4_000)) == (0..<4_000).map(TestALSAConfiguration.monoSample))
     }
 
+    /// A `plug` device converts the rate with alsa-lib's converter (linear interpolation with no
+    /// anti-aliasing filter where alsa-plugins are not installed); the hardware's own rate is taken
+    /// instead, for the engine's filter to convert, while plug still mixes the channels down.
+    @Test func aPlugDeviceGivesItsHardwareRateForTheEngineToConvert() throws {
+        let source = ALSAAudioSource(device: PCM.plug48)
+        defer { source.close() }
+        let format = try source.open(preferredRate: 8_000)
+        #expect(format.sampleRate == 48_000)
+        #expect(format.deviceFormat == "S16_LE, 1 ch, 48000 Hz")
+        // The recording's frames one for one, mixed down by plug (rounding as it does).
+        let captured = try source.collect(frames: 4_000)
+        let expected = (0..<4_000).map(TestALSAConfiguration.stereoMixdown)
+        #expect(captured.samples.count >= 4_000)
+        #expect(zip(captured.samples.prefix(4_000), expected).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
+    }
+
+    /// Hardware with no rate the engine takes (96 kHz only) is still usable: plug converts.
+    @Test func aPlugDeviceWhoseHardwareRateIsOutsideTheWindowStillConverts() throws {
+        let source = ALSAAudioSource(device: PCM.plug96)
+        defer { source.close() }
+        let format = try source.open(preferredRate: 8_000)
+        #expect(format.sampleRate == 8_000)
+        #expect(format.deviceFormat == "S16_LE, 1 ch, 8000 Hz")
+    }
+
     /// ~64 ms periods and six of them per buffer, whatever the rate; a read returns at most a buffer.
     @Test(arguments: [(8_000, 512), (16_000, 1_024), (48_000, 3_072)])
     func sizesPeriodsAndBufferForResponsivenessWithBoundedMemory(rate: Int, periodFrames: Int) throws {

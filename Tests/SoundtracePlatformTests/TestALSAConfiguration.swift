@@ -47,6 +47,11 @@ final class TestALSAConfiguration: Sendable {
         static let floatOnly = "st_float"
         /// `file` plugin whose recording is readable by root only.
         static let rootOnly = "st_root_only"
+        /// `plug` over the stereo recording with the "hardware" fixed at 48 kHz stereo, as most
+        /// USB microphones are: plug would convert any rate, with alsa-lib's converter.
+        static let plug48 = "st_plug48"
+        /// The same with the "hardware" at 96 kHz, outside the rates the engine takes.
+        static let plug96 = "st_plug96"
         /// `pulse` plugin reading the monitor of sink `vmic` on test server `name`.
         static func pulse(_ name: String) -> String { "st_pulse_\(name)" }
     }
@@ -106,6 +111,11 @@ final class TestALSAConfiguration: Sendable {
         config += filePCM(PCM.stereo, slave: "\"st_two_null\"", recording: "stereo.raw")
         config += filePCM(PCM.floatOnly, slave: "\"st_float_null\"", recording: "mono.raw")
         config += filePCM(PCM.rootOnly, slave: "\"null\"", recording: "root-only.raw")
+        config += filePCM("st_stereo_hardware", slave: "\"st_two_null\"", recording: "stereo.raw")
+        for (name, rate) in [(PCM.plug48, 48_000), (PCM.plug96, 96_000)] {
+            config +=
+                "pcm.\(name) {\n    type plug\n    slave { pcm \"st_stereo_hardware\"; rate \(rate); channels 2; format S16_LE }\n}\n\n"
+        }
         for server in Self.pulseServers {
             config += """
                 pcm.\(PCM.pulse(server)) {
