@@ -56,6 +56,7 @@ extension ApplianceState {
             return
         }
         process(line, client: client)
+        reportHolding(of: client.id)
     }
 
     mutating func fireTimers() {
@@ -73,7 +74,18 @@ extension ApplianceState {
             state.heldReply = ""
             clients[id] = state
             runHeldLines(of: id)
+            reportHolding(of: id)
         }
+    }
+
+    /// Tells the server whether an answer to `id` is held back now, so that a client that has
+    /// finished sending (`printf 'listen\n' | nc`) stays connected until it has its answers. Called
+    /// after the answers that were due are queued: the server closes such a client once told.
+    mutating func reportHolding(of id: Int) {
+        guard var state = clients[id], state.isHolding != state.serverKeepsOpen else { return }
+        state.serverKeepsOpen = state.isHolding
+        clients[id] = state
+        channel.setAwaitingAnswer(state.client, state.isHolding)
     }
 
     /// Runs the lines a client sent while its answer waited, in order, until one makes it wait again.

@@ -336,6 +336,7 @@ extension ApplianceState {
                 client.awaitingCapture = false
                 clients[id] = client
                 runHeldLines(of: id)
+                reportHolding(of: id)
             }
         }
     }

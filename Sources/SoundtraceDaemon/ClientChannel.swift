@@ -7,6 +7,8 @@ protocol ClientChannel: AnyObject, Sendable {
     func close(_ client: LineServer.Client)
     /// While a client waits in `idle` the idle timeout does not apply to it.
     func setIdleExempt(_ client: LineServer.Client, _ exempt: Bool)
+    /// While an answer to a client is held back, a client that has finished sending stays connected.
+    func setAwaitingAnswer(_ client: LineServer.Client, _ awaiting: Bool)
 }
 
 extension LineServer: ClientChannel {}

@@ -23,6 +23,8 @@ struct ClientState {
 
     /// Whether lines that arrive now wait behind an earlier one.
     var isHolding: Bool { heldUntil != nil || awaitingCapture }
+    /// What the server was last told of `isHolding` (`ClientChannel.setAwaitingAnswer`).
+    var serverKeepsOpen = false
 
     /// Lines a client may send while its answer is delayed before it is disconnected.
     static let maxHeldLines = 16

@@ -18,6 +18,8 @@ final class LineConnection {
     var inputEnded = false
     /// A client waiting for the server (MPD's `idle`) is not idle itself.
     var idleExempt = false
+    /// The handler holds an answer back for it: it stays open for it after its input has ended.
+    var awaitingAnswer = false
 
     init(client: LineServer.Client, descriptor: Int32, now: Int64, limits: LineServer.Limits) {
         self.client = client
@@ -34,9 +36,9 @@ final class LineConnection {
     /// input resets it, and the client could lose its last reply.
     var readsInput: Bool { !inputEnded && (closeAfterFlush || !isBackedUp) }
 
-    /// Nothing left to do: every reply written and the client gone, or closed by the server once
-    /// its last words are out.
-    var isFinished: Bool { output.isEmpty && (closeAfterFlush || inputEnded) }
+    /// Nothing left to do: every reply written and the client gone (none still held back for it),
+    /// or closed by the server once its last words are out.
+    var isFinished: Bool { output.isEmpty && (closeAfterFlush || (inputEnded && !awaitingAnswer)) }
 
     /// Says why in the protocol's error form, then closes once that is written.
     func closeTelling(_ error: ProtocolError, reason: String) {

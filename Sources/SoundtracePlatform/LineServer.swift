@@ -77,6 +77,7 @@ public final class LineServer: @unchecked Sendable {
         case send(Int, [UInt8])
         case close(Int)
         case idleExempt(Int, Bool)
+        case awaitingAnswer(Int, Bool)
         case stop
     }
 
@@ -138,6 +139,10 @@ public final class LineServer: @unchecked Sendable {
     /// Exempts `client` from the idle timeout while it waits for the server to answer (an `idle`
     /// command), or ends the exemption; its idle time counts from the end of the exemption.
     public func setIdleExempt(_ client: Client, _ exempt: Bool) { enqueue(.idleExempt(client.id, exempt)) }
+    /// Keeps `client` open while its answer is held back (a `listen` waiting for the device),
+    /// even once it has finished sending: a client that shuts down its sending side after its last
+    /// command (`printf 'listen\n' | nc`) still gets that answer. Send the answer before ending this.
+    public func setAwaitingAnswer(_ client: Client, _ awaiting: Bool) { enqueue(.awaitingAnswer(client.id, awaiting)) }
     /// Makes `run` return after closing every client.
     public func stop() { enqueue(.stop) }
 
@@ -165,6 +170,8 @@ public final class LineServer: @unchecked Sendable {
             case let .idleExempt(id, exempt):
                 table[id]?.idleExempt = exempt
                 table[id]?.lastActivity = Self.milliseconds()
+            case let .awaitingAnswer(id, awaiting):
+                table[id]?.awaitingAnswer = awaiting
             case .stop:
                 table.stopping = true
             }

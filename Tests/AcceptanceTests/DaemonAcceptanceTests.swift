@@ -387,10 +387,19 @@ import Testing
         let port = daemon.port
         let listenBox = ReplyBox()
         let statusBox = ReplyBox()
-        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+        let finishedSendingBox = ReplyBox()
+        DispatchQueue.concurrentPerform(iterations: 3) { worker in
             let began = ProtocolConnection.now()
             if worker == 0 {
                 listenBox.set(try? ProtocolConnection(port: port).command("listen"), after: ProtocolConnection.now() - began)
+            } else if worker == 2 {
+                // A client that shuts down its sending side after `listen` (`printf 'listen\n' | nc`)
+                // is kept for the answer, which waits behind the first listen's open.
+                usleep(300_000)
+                guard let connection = try? ProtocolConnection(port: port), (try? connection.send("listen")) != nil else { return }
+                connection.finishSending()
+                finishedSendingBox.set(try? connection.reply(timeoutMilliseconds: 15_000), after: ProtocolConnection.now() - began)
+                finishedSendingBox.closedAfter = (try? connection.readLine(timeoutMilliseconds: 5_000)) == .some(nil)
             } else {
                 usleep(300_000)
                 let asked = ProtocolConnection.now()
@@ -402,6 +411,9 @@ import Testing
         #expect(failed.value("state") == "failed", "\(failed)")
         #expect(failed.value("reason") == "deviceNotAnswering")
         #expect(failed.value("message")?.contains("has not finished opening") == true)
+        let finishedSending = try #require(finishedSendingBox.value, "a client that finished sending lost its listen's answer")
+        #expect(finishedSending.value("reason") == "deviceNotAnswering", "\(finishedSending)")
+        #expect(finishedSendingBox.closedAfter)
         let status = try #require(statusBox.value, "status was not answered while the device's open hung")
         #expect(status.value("state") != nil)
         // Answered while the listen still waited for the open, not after it: the open does not hold the protocol's thread.
@@ -452,6 +464,8 @@ import Testing
         // @unchecked: written by one worker of `concurrentPerform`, read after it returned.
         private(set) var value: ProtocolConnection.Reply?
         private(set) var milliseconds = 0
+        /// Whether the server closed the connection after the reply.
+        var closedAfter = false
         func set(_ reply: ProtocolConnection.Reply?, after milliseconds: Int) {
             value = reply
             self.milliseconds = milliseconds

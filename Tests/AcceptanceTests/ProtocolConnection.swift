@@ -51,6 +51,10 @@ final class ProtocolConnection {
 
     func send(_ line: String) throws { try sendRaw(Array((line + "\n").utf8)) }
 
+    /// Shuts down the sending side, as `printf 'listen\n' | nc` does after its last line; replies
+    /// can still be read.
+    func finishSending() { shutdown(descriptor, Int32(SHUT_WR)) }
+
     func sendRaw(_ bytes: [UInt8]) throws {
         let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == bytes.count else { throw TestFailure("send failed: \(String(cString: strerror(errno)))") }

@@ -18,6 +18,7 @@ import Testing
         private var sentLines: [Int: [String]] = [:]
         private var closedIds: Set<Int> = []
         private var exemptIds: Set<Int> = []
+        private var steps: [String] = []
         struct Record {
             var sent: [Int: [String]]
             var closed: Set<Int>
@@ -31,8 +32,16 @@ import Testing
         var sent: [Int: [String]] { locked(\.sent) }
         var closed: Set<Int> { locked(\.closed) }
         var exempt: Set<Int> { locked(\.exempt) }
+        /// Sends and awaiting-answer changes in the order they were asked for: "send 1",
+        /// "await 1 on", "await 1 off".
+        var order: [String] {
+            condition.lock()
+            defer { condition.unlock() }
+            return steps
+        }
         func send(_ text: String, to client: LineServer.Client) {
             condition.lock()
+            steps.append("send \(client.id)")
             sentLines[client.id, default: []].append(text)
             condition.broadcast()
             condition.unlock()
@@ -45,6 +54,11 @@ import Testing
         func setIdleExempt(_ client: LineServer.Client, _ on: Bool) {
             condition.lock()
             if on { exemptIds.insert(client.id) } else { exemptIds.remove(client.id) }
+            condition.unlock()
+        }
+        func setAwaitingAnswer(_ client: LineServer.Client, _ awaiting: Bool) {
+            condition.lock()
+            steps.append("await \(client.id) \(awaiting ? "on" : "off")")
             condition.unlock()
         }
         func take(_ client: LineServer.Client) -> [String] {

@@ -90,6 +90,7 @@ import Testing
         func send(_ text: String, to client: LineServer.Client) {}
         func close(_ client: LineServer.Client) {}
         func setIdleExempt(_ client: LineServer.Client, _ exempt: Bool) {}
+        func setAwaitingAnswer(_ client: LineServer.Client, _ awaiting: Bool) {}
     }
 
     /// Capture loops kept instead of started, run on the test's thread when it says: a session

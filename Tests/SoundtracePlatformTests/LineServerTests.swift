@@ -142,6 +142,10 @@ final class TestClient {
                         recorder.add("holding")
                         recorder.gate.wait()
                         server.send(ProtocolText.reply([]), to: client)
+                    case let .success(request) where request.command == "later":
+                        // Answered later, from the test's thread, as the daemon answers a deferred listen.
+                        server.setAwaitingAnswer(client, true)
+                        recorder.add("later")
                     case let .success(request) where request.command == "guide":
                         recorder.add("guide \(request.arguments.first ?? "")")
                         let text = "\(request.arguments.first ?? "") " + String(repeating: "g", count: 90)
@@ -310,6 +314,29 @@ final class TestClient {
         let replies = client.readToEnd()
         #expect(replies.components(separatedBy: "\n").filter { $0 == "OK" }.count == 100)
         #expect(replies.hasSuffix("line: 100 " + String(repeating: "g", count: 90) + "\nOK\n"))
+        #expect(recorder.waitFor("disconnected client closed"))
+    }
+
+    /// `printf 'listen\n' | nc`: a client that shuts down its sending side right after a command
+    /// whose answer the handler holds back (a `listen` waiting for a slow device) is kept until
+    /// that answer is written, then closed.
+    @Test func aClientThatShutsDownIsKeptForAnAnswerHeldBack() throws {
+        let (server, recorder, _) = try start()
+        defer { server.stop() }
+        let client = try TestClient(port: server.port)
+        _ = client.readLine()
+        client.send("later\n")
+        shutdown(client.fd, Int32(SHUT_WR))
+        #expect(recorder.waitFor("later"))
+        recorder.lock.lock()
+        let connected = recorder.clients.first
+        recorder.lock.unlock()
+        let target = try #require(connected)
+        // The end of its input is read meanwhile; the connection stays (nothing arrives, not even the end).
+        #expect(!client.waitReadable(milliseconds: 300))
+        server.send(ProtocolText.reply([("answer", "late")]), to: target)
+        server.setAwaitingAnswer(target, false)
+        #expect(client.readToEnd() == "answer: late\nOK\n")
         #expect(recorder.waitFor("disconnected client closed"))
     }
 
